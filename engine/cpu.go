@@ -1,0 +1,530 @@
+package engine
+
+import (
+	"fmt"
+
+	"schedplay/engine/knob"
+	"schedplay/engine/machine"
+)
+
+// cpu is one logical CPU: its CFS runqueue, what it is running, its idle
+// state and its per-CPU scheduling-domain state.
+type cpu struct {
+	s    *Sim
+	id   int
+	core int
+
+	// CFS runqueue: queued tasks (not curr), ordered by vruntime.
+	tree        []*Task
+	curr        *Task
+	nr          int   // nr_running: queued + curr
+	loadWeight  int64 // Σ weight of queued + curr
+	minVruntime int64
+	nextBuddy   *Task
+	lastBuddy   *Task
+	needResched bool
+
+	// Progress of curr's current phase.
+	segStart int64
+	rate     int64 // work per ns ×1024 (SMT-dependent)
+
+	// Idle state.
+	idleSince     int64
+	idlePredictNS int64 // menu-governor-like EWMA of idle durations
+	cstate        int
+	idleTask      *Task // stands in for `current` when the CPU is idle
+
+	// rq fields of the wakeup path (kernel-reference.md §1.5).
+	idleStamp          int64 // set when going newly idle, 0 otherwise
+	avgIdle            int64
+	maxIdleBalanceCost int64
+	avgScanCost        int64 // this CPU's sd_llc->avg_scan_cost
+
+	// PELT sums.
+	runnableLoad signal // Σ runnable tasks' load (cfs runnable_load_avg)
+	util         signal // CPU busy ×1024
+
+	// Load balancing.
+	nextBalance int64
+	doms        []domState
+	pushTo      int // active balance: push curr to this CPU at the next switch, or -1
+
+	// Accounting.
+	busyNS, idleNS int64
+	lastAcct       int64
+}
+
+type domState struct {
+	lastBalance       int64
+	nextDecay         int64
+	balanceIntervalMS int64
+	nrBalanceFailed   int
+	maxNewidleLBCost  int64
+}
+
+func newCPU(s *Sim, id int) *cpu {
+	mig := s.k.Get(knob.SchedMigrationCost)
+	c := &cpu{
+		s: s, id: id, core: s.topo.Core[id],
+		idlePredictNS:      Second,
+		pushTo:             -1,
+		avgIdle:            2 * mig,
+		maxIdleBalanceCost: mig,
+		idleTask:           &Task{ID: -1, Name: fmt.Sprintf("swapper/%d", id), lastWakee: -1, recentUsedCPU: -1},
+	}
+	c.cstate = s.chooseIdleState(c)
+	for _, d := range s.topo.Domains[id] {
+		c.doms = append(c.doms, domState{balanceIntervalMS: d.MinIntervalMS, maxNewidleLBCost: 0})
+	}
+	return c
+}
+
+func (c *cpu) domains() []*machine.Domain { return c.s.topo.Domains[c.id] }
+
+// busy reports whether the CPU is running a task.
+func (c *cpu) busy() bool { return c.curr != nil }
+
+// idle is the kernel's available_idle_cpu: nothing running and nothing
+// queued (a queued wakeup makes the CPU non-idle at once).
+func (c *cpu) idle() bool { return c.curr == nil && c.nr == 0 }
+
+// account moves time since the last accounting into busy or idle.
+func (c *cpu) account(now int64) {
+	d := now - c.lastAcct
+	if d <= 0 {
+		return
+	}
+	if c.curr != nil {
+		c.busyNS += d
+	} else {
+		c.idleNS += d
+	}
+	c.lastAcct = now
+}
+
+// ---- progress of the current phase ----
+
+// phaseIsWork reports whether curr's current phase consumes work (switch,
+// Run, wake cost) rather than wall time (Spin).
+func phaseWork(t *Task) *int64 {
+	if t.switchLeft > 0 {
+		return &t.switchLeft
+	}
+	if t.actActive && (t.act.Kind == ActRun || t.act.Kind == ActWake) {
+		return &t.burnLeft
+	}
+	return nil
+}
+
+// settle credits curr with the work done since segStart at the current rate.
+func (s *Sim) settle(c *cpu) {
+	t := c.curr
+	if t == nil {
+		return
+	}
+	if s.now > c.segStart {
+		if w := phaseWork(t); w != nil {
+			done := (s.now - c.segStart) * c.rate / 1024
+			*w = max(0, *w-done)
+		}
+		c.segStart = s.now
+	}
+}
+
+// armPhase schedules the end of curr's current phase.
+func (s *Sim) armPhase(c *cpu) {
+	t := c.curr
+	start := max(s.now, c.segStart)
+	var end int64
+	if w := phaseWork(t); w != nil {
+		end = start + (*w*1024+c.rate-1)/c.rate
+	} else if t.actActive && t.act.Kind == ActSpin {
+		end = max(start, t.spinUntil)
+	} else {
+		end = start
+	}
+	s.q.schedule(c.id, end)
+}
+
+// userPhase reports whether curr is in preemptible user code.
+func userPhase(t *Task) bool {
+	if t.switchLeft > 0 || !t.actActive {
+		return false
+	}
+	switch t.act.Kind {
+	case ActRun:
+		return !t.act.Kernel
+	case ActSpin:
+		return true
+	}
+	return false
+}
+
+// smtRate computes the speed (×1024) of the task on c given what its SMT
+// siblings run: a core with k busy threads delivers smt_throughput[k] in
+// total; a thread's share is reduced by its co-runners' SMT pressure.
+func (s *Sim) smtRate(c *cpu) int64 {
+	cpus := s.topo.CoreCPUs[c.core]
+	if len(cpus) == 1 {
+		return 1024
+	}
+	k := int64(0)
+	pressure := int64(0)
+	for _, id := range cpus {
+		o := s.cpus[id]
+		if o.curr == nil {
+			continue
+		}
+		k++
+		if id != c.id {
+			pressure += o.curr.smtPressure
+		}
+	}
+	if k <= 1 {
+		return 1024
+	}
+	share := s.topo.SMTThroughput1024[k] / k // nominal per-thread speed
+	avgPressure := pressure / (k - 1)
+	r := 1024 - (1024-share)*avgPressure/1024
+	return min(1024, max(64, r))
+}
+
+// coreChanged refreshes the speed of every busy thread of c's core after a
+// thread started or stopped running or switched task.
+func (s *Sim) coreChanged(c *cpu) {
+	for _, id := range s.topo.CoreCPUs[c.core] {
+		o := s.cpus[id]
+		if o.curr == nil {
+			continue
+		}
+		s.settle(o)
+		r := s.smtRate(o)
+		if r != o.rate {
+			o.rate = r
+			s.armPhase(o)
+		}
+	}
+}
+
+// ---- running tasks ----
+
+const maxZeroTimeSteps = 100000
+
+// continueTask drives curr through its program until it starts a phase that
+// takes time, blocks, exits or is preempted.
+func (s *Sim) continueTask(c *cpu) {
+	t := c.curr
+	for steps := 0; ; steps++ {
+		if steps > maxZeroTimeSteps {
+			panic(fmt.Sprintf("engine: task %q made %d zero-time steps; its program never burns time", t.Name, steps))
+		}
+		if t.switchLeft > 0 {
+			s.armPhase(c)
+			return
+		}
+		if t.wokenAt >= 0 {
+			s.recordWakeLatency(t)
+		}
+		if t.actActive {
+			switch t.act.Kind {
+			case ActRun:
+				if t.burnLeft > 0 {
+					if c.needResched && !t.act.Kernel {
+						s.schedule(c)
+						return
+					}
+					s.armPhase(c)
+					return
+				}
+			case ActSpin:
+				if s.now < t.spinUntil {
+					if c.needResched {
+						s.schedule(c)
+						return
+					}
+					s.armPhase(c)
+					return
+				}
+			case ActWake:
+				if t.burnLeft > 0 {
+					s.armPhase(c)
+					return
+				}
+				s.finishWake(c, t)
+			}
+			t.actActive = false
+		}
+		// Between actions: a preemption point.
+		if c.needResched {
+			s.schedule(c)
+			return
+		}
+		s.ctx.task = t
+		a := t.prog.Next(&s.ctx)
+		if !s.startAction(c, t, a) {
+			return // blocked, slept or exited: c has rescheduled
+		}
+	}
+}
+
+// startAction begins a. It returns false when the task left the CPU.
+func (s *Sim) startAction(c *cpu, t *Task, a Action) bool {
+	t.act = a
+	switch a.Kind {
+	case ActRun:
+		t.actActive = true
+		t.burnLeft = max(0, a.NS)
+		if !a.Kernel {
+			t.burnLeft += t.penaltyLeft
+			t.penaltyLeft = 0
+		}
+	case ActSpin:
+		t.actActive = true
+		t.spinUntil = s.now + max(0, a.NS)
+	case ActSleep:
+		slack := s.k.Get(knob.TimerSlackNS)
+		d := max(0, a.NS)
+		if slack > 0 {
+			d += s.rng.Int64N(slack + 1)
+		}
+		t.sleepTimer = true
+		s.q.schedule(s.taskSlot(t), s.now+d)
+		s.blockCurr(c, t)
+		return false
+	case ActBlock:
+		s.blockCurr(c, t)
+		return false
+	case ActWake:
+		if int(a.Target) < 0 || int(a.Target) >= len(s.tasks) {
+			panic(fmt.Sprintf("engine: task %q wakes unknown task %d", t.Name, a.Target))
+		}
+		p := s.tasks[a.Target]
+		if p.state != TaskBlocked || p.waking || p.sleepTimer {
+			// Not waiting (running, or asleep on a timer rather than
+			// blocked), or another waker got there first: like a
+			// FUTEX_WAKE with no waiter, nothing happens. Programs keep
+			// their own futex words to avoid lost wakeups.
+			return true
+		}
+		p.waking = true // TASK_WAKING: claimed by this waker
+		d := s.selectTaskRq(p, c.id, t, a.Sync)
+		t.wakeTarget = d.Chosen
+		t.actActive = true
+		t.burnLeft = s.k.Get(knob.WakeNS) + d.Cost
+		if !a.HasStamp {
+			t.act.Stamp = -1
+		}
+	case ActExit:
+		s.exitCurr(c, t)
+		return false
+	default:
+		panic(fmt.Sprintf("engine: task %q returned unknown action kind %d", t.Name, a.Kind))
+	}
+	return true
+}
+
+// finishWake enqueues the wakee chosen when the wake started, now that the
+// waker has paid for the wakeup.
+func (s *Sim) finishWake(c *cpu, t *Task) {
+	p := s.tasks[t.act.Target]
+	p.waking = false
+	stamp := t.act.Stamp
+	if stamp < 0 {
+		stamp = s.now
+	}
+	s.activate(p, s.cpus[t.wakeTarget], c.id, stamp, 0)
+}
+
+// blockCurr dequeues curr because it sleeps.
+func (s *Sim) blockCurr(c *cpu, t *Task) {
+	t.actActive = false
+	s.dequeueCurr(c, t, TaskBlocked)
+	s.schedule(c)
+}
+
+// exitCurr removes curr for good.
+func (s *Sim) exitCurr(c *cpu, t *Task) {
+	t.actActive = false
+	s.dequeueCurr(c, t, TaskExited)
+	s.q.cancel(s.taskSlot(t))
+	s.schedule(c)
+}
+
+// schedule is __schedule(): put curr back if it is still runnable, pick the
+// next task (balancing first if the CPU would go idle) and switch to it.
+func (s *Sim) schedule(c *cpu) {
+	prev := c.curr
+	if prev != nil {
+		s.settle(c)
+		s.updateCurr(c)
+		s.account(c)
+		prev.lastRanAt = prev.execStart
+		c.curr = nil
+		if prev.state == TaskRunning {
+			prev.state = TaskRunnable
+			if c.pushTo >= 0 && prev.allowed.Test(c.pushTo) {
+				s.pushCurr(c, prev, s.cpus[c.pushTo])
+			} else {
+				s.treeInsert(c, prev)
+			}
+		}
+		c.pushTo = -1
+	}
+	c.needResched = false
+	next := s.pickNext(c)
+	overhead := int64(0)
+	if next == nil {
+		c.idleStamp = s.now
+		if s.k.On(knob.LB_NEWIDLE) {
+			overhead = s.newidleBalance(c)
+			next = s.pickNext(c)
+		}
+	}
+	if next == nil {
+		s.q.cancel(c.id)
+		if prev != nil {
+			s.enterIdle(c)
+			s.coreChanged(c)
+		}
+		return
+	}
+	s.treeRemove(c, next)
+	if prev == nil {
+		s.leaveIdle(c)
+	}
+	s.setCurr(c, next)
+	if next != prev {
+		next.switchLeft += s.k.Get(knob.CtxSwitchNS)
+		s.stats.ctxSwitches++
+	}
+	next.switchLeft += overhead
+	c.segStart = s.now
+	c.rate = s.smtRate(c)
+	s.coreChanged(c)
+	s.continueTask(c)
+}
+
+// pushCurr is the active-balance stopper: the task c just stopped running
+// moves to dst.
+func (s *Sim) pushCurr(c *cpu, t *Task, dst *cpu) {
+	s.accountDequeue(c, t)
+	t.vruntime -= c.minVruntime
+	s.attachQueued(dst, t)
+	s.wakeForPulled(dst, t)
+}
+
+// setCurr makes t the running task of c (set_next_entity).
+func (s *Sim) setCurr(c *cpu, t *Task) {
+	c.curr = t
+	t.state = TaskRunning
+	t.execStart = s.now
+	t.prevSumExec = t.sumExec
+	t.util.set(s.now, 1024)
+	c.util.set(s.now, 1024)
+	s.clearBuddies(c, t)
+	if t.lastRanCPU >= 0 && t.lastRanCPU != c.id {
+		d := s.topo.Distance(t.lastRanCPU, c.id)
+		s.stats.migrations[d]++
+		t.migrations++
+		t.penaltyLeft += s.migrationPenalty(d)
+	}
+	t.lastRanCPU = c.id
+	t.runningFrom = s.now
+}
+
+func (s *Sim) migrationPenalty(d machine.Distance) int64 {
+	switch d {
+	case machine.SameCore:
+		return s.k.Get(knob.MigrateSMTNS)
+	case machine.SameLLC:
+		return s.k.Get(knob.MigrateLLCNS)
+	case machine.SameSocket:
+		return s.k.Get(knob.MigrateCrossLLCNS)
+	case machine.CrossSocket:
+		return s.k.Get(knob.MigrateCrossSocketNS)
+	}
+	return 0
+}
+
+// account updates the busy/idle time of c.
+func (s *Sim) account(c *cpu) { c.account(s.now) }
+
+// ---- idle ----
+
+// enterIdle is the transition to the idle task: choose a C-state, stop the
+// tick (NOHZ) and maybe set the LLC's has_idle_cores hint.
+func (s *Sim) enterIdle(c *cpu) {
+	c.account(s.now)
+	c.idleSince = s.now
+	c.util.set(s.now, 0)
+	c.cstate = s.chooseIdleState(c)
+	s.q.cancel(s.topo.NCPU + c.id) // tick stops
+	s.updateIdleCore(c)
+}
+
+// leaveIdle is the transition out of idle.
+func (s *Sim) leaveIdle(c *cpu) {
+	c.account(s.now)
+	d := s.now - c.idleSince
+	c.idlePredictNS += (d - c.idlePredictNS) / 8
+	// The tick restarts, aligned to the jiffy boundary.
+	next := (s.now/s.tickNS + 1) * s.tickNS
+	s.q.schedule(s.topo.NCPU+c.id, next)
+}
+
+// updateIdleCore is __update_idle_core: a CPU entering idle whose SMT
+// siblings are all idle marks its LLC as having an idle core.
+func (s *Sim) updateIdleCore(c *cpu) {
+	if !s.smtPresent {
+		return
+	}
+	llc := &s.llcs[s.topo.LLC[c.id]]
+	if llc.hasIdleCores {
+		return
+	}
+	for _, id := range s.topo.CoreCPUs[c.core] {
+		if id != c.id && !s.cpus[id].idle() {
+			return
+		}
+	}
+	llc.hasIdleCores = true
+}
+
+// kick makes c run schedule() at time when (a wakeup IPI or resched IPI
+// arriving), keeping an earlier pending kick.
+func (s *Sim) kick(c *cpu, when int64) {
+	slot := 2*s.topo.NCPU + c.id
+	if s.q.queued(slot) && s.q.when[slot] <= when {
+		return
+	}
+	s.q.schedule(slot, when)
+}
+
+func (s *Sim) onKick(c *cpu) {
+	if c.curr == nil {
+		if c.nr > 0 {
+			s.schedule(c)
+		}
+		return
+	}
+	if c.needResched && userPhase(c.curr) {
+		s.schedule(c)
+	}
+}
+
+func (s *Sim) onPhaseEnd(c *cpu) {
+	if c.curr == nil {
+		return
+	}
+	s.settle(c)
+	s.continueTask(c)
+}
+
+// onTimer fires a sleeping task's timer.
+func (s *Sim) onTimer(t *Task) {
+	if t.state != TaskBlocked || !t.sleepTimer {
+		return
+	}
+	t.sleepTimer = false
+	s.timerWakeup(t)
+}

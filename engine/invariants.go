@@ -1,0 +1,93 @@
+package engine
+
+import "fmt"
+
+// CheckInvariants verifies the engine's structural invariants. With
+// Config.Debug it runs after every event; tests run it over many seeds.
+//
+//   - a CPU runs at most one task, and that task is running, on that CPU
+//     and allowed there;
+//   - every runnable task is queued on exactly one runqueue, and only
+//     runnable tasks are queued, each on a CPU it is allowed on;
+//   - nr_running and the load weight match the queued and running tasks;
+//   - each runqueue is ordered by vruntime;
+//   - an idle CPU with queued work has a pending kick (no lost wakeup);
+//   - busy + idle time equals elapsed time on every CPU, and the CPU time
+//     received by tasks equals the CPUs' busy time.
+func (s *Sim) CheckInvariants() error {
+	seen := make([]int, len(s.tasks))
+	runningOn := make([]int, len(s.tasks))
+	for i := range runningOn {
+		runningOn[i] = -1
+	}
+	var busyTotal, execTotal int64
+	for _, c := range s.cpus {
+		nr := len(c.tree)
+		var w int64
+		for i, t := range c.tree {
+			seen[t.ID]++
+			w += t.weight
+			if t.state != TaskRunnable {
+				return fmt.Errorf("cpu %d: queued task %s is %s", c.id, t.Name, t.state)
+			}
+			if t.cpu != c.id {
+				return fmt.Errorf("cpu %d: queued task %s thinks it is on cpu %d", c.id, t.Name, t.cpu)
+			}
+			if !t.allowed.Test(c.id) {
+				return fmt.Errorf("cpu %d: queued task %s not allowed here (%s)", c.id, t.Name, t.allowed)
+			}
+			if i > 0 && entityBefore(t, c.tree[i-1]) {
+				return fmt.Errorf("cpu %d: runqueue out of vruntime order at %d", c.id, i)
+			}
+		}
+		if t := c.curr; t != nil {
+			if t.state != TaskRunning {
+				return fmt.Errorf("cpu %d: current task %s is %s", c.id, t.Name, t.state)
+			}
+			if runningOn[t.ID] >= 0 {
+				return fmt.Errorf("task %s runs on cpus %d and %d", t.Name, runningOn[t.ID], c.id)
+			}
+			runningOn[t.ID] = c.id
+			if t.cpu != c.id || !t.allowed.Test(c.id) {
+				return fmt.Errorf("cpu %d: current task %s (cpu %d) not allowed or misplaced", c.id, t.Name, t.cpu)
+			}
+			nr++
+			w += t.weight
+			execTotal += s.now - t.execStart
+		} else if c.nr > 0 && !s.q.queued(2*s.topo.NCPU+c.id) {
+			return fmt.Errorf("cpu %d: idle with %d queued tasks and no kick pending", c.id, c.nr)
+		}
+		if nr != c.nr || w != c.loadWeight {
+			return fmt.Errorf("cpu %d: nr_running %d load %d, but holds %d tasks of weight %d", c.id, c.nr, c.loadWeight, nr, w)
+		}
+		c.account(s.now)
+		if c.busyNS+c.idleNS != s.now {
+			return fmt.Errorf("cpu %d: busy %d + idle %d != elapsed %d", c.id, c.busyNS, c.idleNS, s.now)
+		}
+		busyTotal += c.busyNS
+	}
+	for _, t := range s.tasks {
+		execTotal += t.sumExec
+		switch t.state {
+		case TaskRunnable:
+			if seen[t.ID] != 1 {
+				return fmt.Errorf("runnable task %s is on %d runqueues", t.Name, seen[t.ID])
+			}
+		case TaskRunning:
+			if seen[t.ID] != 0 || runningOn[t.ID] < 0 {
+				return fmt.Errorf("running task %s: queued %d times, running on %d", t.Name, seen[t.ID], runningOn[t.ID])
+			}
+		default:
+			if seen[t.ID] != 0 {
+				return fmt.Errorf("%s task %s is queued", t.state, t.Name)
+			}
+			if t.state == TaskBlocked && t.sleepTimer && !s.q.queued(s.taskSlot(t)) {
+				return fmt.Errorf("sleeping task %s has no timer", t.Name)
+			}
+		}
+	}
+	if execTotal != busyTotal {
+		return fmt.Errorf("tasks received %d ns of CPU but CPUs were busy %d ns", execTotal, busyTotal)
+	}
+	return nil
+}

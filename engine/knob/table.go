@@ -1,0 +1,134 @@
+package knob
+
+// ID indexes the knob table.
+type ID int
+
+// Knob ids, in table order.
+const (
+	// Wakeup-path features (kernel sched_feat names).
+	SIS_PROP ID = iota
+	SIS_AVG_CPU
+	SIS_CORE
+	WA_IDLE
+	WA_WEIGHT
+	WA_BIAS
+	// Fair-class features.
+	GENTLE_FAIR_SLEEPERS
+	START_DEBIT
+	WAKEUP_PREEMPTION
+	// Model switches.
+	LB_PERIODIC
+	LB_NEWIDLE
+	IDLE_STATES
+	// Tunables (sysctl names without the sched_ prefix where the kernel has one).
+	SchedLatency
+	SchedMinGranularity
+	SchedWakeupGranularity
+	SchedMigrationCost
+	SchedNrMigrate
+	TunableScaling
+	HZ
+	// Costs.
+	ProbeNS
+	WakeNS
+	IPINS
+	CtxSwitchNS
+	MigrateSMTNS
+	MigrateLLCNS
+	MigrateCrossLLCNS
+	MigrateCrossSocketNS
+	LBBaseNS
+	LBCPUNS
+	TimerSlackNS
+
+	numKnobs
+)
+
+const (
+	us = int64(1000)
+	ms = 1000 * us
+)
+
+// Tunable-scaling modes (sysctl_sched_tunable_scaling).
+const (
+	ScalingNone int64 = iota
+	ScalingLog
+	ScalingLinear
+)
+
+var table = [numKnobs]Def{
+	SIS_PROP: {Name: "SIS_PROP", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "select_idle_cpu scans at most span·(avg_idle/512)/avg_scan_cost CPUs, floor 4 (which probes 3) — kernel, v4.13..v6.6"},
+	SIS_AVG_CPU: {Name: "SIS_AVG_CPU", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "skip select_idle_cpu entirely when avg_idle/512 < avg_scan_cost — kernel, default off, removed in v5.12"},
+	SIS_CORE: {Name: "SIS_CORE", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "run select_idle_core (look for a fully idle core) before select_idle_cpu — sis-scalability-2019 patches 4-5"},
+	WA_IDLE: {Name: "WA_IDLE", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "wake_affine: prefer an idle waker CPU sharing cache with prev, or the waker's CPU on a sync wakeup with one task running — kernel"},
+	WA_WEIGHT: {Name: "WA_WEIGHT", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "wake_affine: pull to the waker's CPU when its load plus the wakee's is below prev's — kernel"},
+	WA_BIAS: {Name: "WA_BIAS", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "wake_affine weight test gives prev a (imbalance_pct-100)/2 % handicap (8% at LLC level) — kernel"},
+	GENTLE_FAIR_SLEEPERS: {Name: "GENTLE_FAIR_SLEEPERS", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "a waking sleeper is placed at min_vruntime - sched_latency/2 instead of - sched_latency — kernel"},
+	START_DEBIT: {Name: "START_DEBIT", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "a new task starts one vslice after min_vruntime — kernel"},
+	WAKEUP_PREEMPTION: {Name: "WAKEUP_PREEMPTION", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "a woken task preempts the current one when its vruntime leads by more than the wakeup granularity — kernel"},
+	LB_PERIODIC: {Name: "LB_PERIODIC", Kind: Bool, Group: Model, Default: 1, Max: 1,
+		Doc: "periodic load balance per domain at the kernel's intervals (and NOHZ idle balance on behalf of idle CPUs)"},
+	LB_NEWIDLE: {Name: "LB_NEWIDLE", Kind: Bool, Group: Model, Default: 1, Max: 1,
+		Doc: "newly-idle balance: a CPU about to idle pulls work, gated by avg_idle vs sched_migration_cost"},
+	IDLE_STATES: {Name: "IDLE_STATES", Kind: Bool, Group: Model, Default: 1, Max: 1,
+		Doc: "idle CPUs enter the deepest C-state whose target residency fits their recent idle time and pay its exit latency when woken"},
+
+	SchedLatency: {Name: "sched_latency_ns", Kind: Int, Group: Tunable, Default: 6 * ms, Min: 100 * us, Max: 1000 * ms, Unit: "ns",
+		Doc: "CFS targeted preemption latency, before scaling by 1+ilog2(min(ncpus,8)) — kernel 6 ms"},
+	SchedMinGranularity: {Name: "sched_min_granularity_ns", Kind: Int, Group: Tunable, Default: 750 * us, Min: 100 * us, Max: 1000 * ms, Unit: "ns",
+		Doc: "minimum slice before tick preemption, before scaling — kernel 0.75 ms"},
+	SchedWakeupGranularity: {Name: "sched_wakeup_granularity_ns", Kind: Int, Group: Tunable, Default: 1 * ms, Min: 0, Max: 1000 * ms, Unit: "ns",
+		Doc: "vruntime lead a wakee needs to preempt, before scaling — kernel 1 ms"},
+	SchedMigrationCost: {Name: "sched_migration_cost_ns", Kind: Int, Group: Tunable, Default: 500 * us, Min: 0, Max: 1000 * ms, Unit: "ns",
+		Doc: "tasks that ran more recently than this are cache-hot for the balancer; newidle balance needs avg_idle above it — kernel 500 us"},
+	SchedNrMigrate: {Name: "sched_nr_migrate", Kind: Int, Group: Tunable, Default: 32, Min: 1, Max: 1024,
+		Doc: "most tasks one load_balance pass detaches — kernel 32"},
+	TunableScaling: {Name: "sched_tunable_scaling", Kind: Enum, Group: Tunable, Default: ScalingLog, Max: 2, Values: []string{"none", "log", "linear"},
+		Doc: "how latency/granularities scale with CPU count: none, 1+ilog2(min(n,8)) (kernel default), or min(n,8)"},
+	HZ: {Name: "hz", Kind: Int, Group: Tunable, Default: 1000, Min: 100, Max: 1000, Unit: "Hz",
+		Doc: "scheduler tick rate (CONFIG_HZ); 1000 as in the RHEL/Oracle Linux server kernels of the 2019 measurements"},
+
+	ProbeNS: {Name: "probe_ns", Kind: Int, Group: Cost, Default: 60, Min: 0, Max: 100 * us, Unit: "ns",
+		Doc: "CPU time the waker spends per CPU probed by the idle search (reading a remote runqueue's cache lines)"},
+	WakeNS: {Name: "wake_ns", Kind: Int, Group: Cost, Default: 1200, Min: 0, Max: 1 * ms, Unit: "ns",
+		Doc: "CPU time of the wakeup itself on the waker (futex/pipe wake syscall, try_to_wake_up, enqueue) excluding the idle search"},
+	IPINS: {Name: "ipi_ns", Kind: Int, Group: Cost, Default: 1500, Min: 0, Max: 1 * ms, Unit: "ns",
+		Doc: "delay before a remote CPU enqueues a task woken for it (wakeup IPI delivery and handling)"},
+	CtxSwitchNS: {Name: "ctx_switch_ns", Kind: Int, Group: Cost, Default: 1000, Min: 0, Max: 1 * ms, Unit: "ns",
+		Doc: "CPU time of a context switch between two tasks"},
+	MigrateSMTNS: {Name: "migrate_smt_ns", Kind: Int, Group: Cost, Default: 0, Min: 0, Max: 100 * ms, Unit: "ns",
+		Doc: "extra work a task does after moving to an SMT sibling (L1/L2 shared: none)"},
+	MigrateLLCNS: {Name: "migrate_llc_ns", Kind: Int, Group: Cost, Default: 3 * us, Min: 0, Max: 100 * ms, Unit: "ns",
+		Doc: "extra work after moving to another core of the same LLC (private L1/L2 refilled from L3)"},
+	MigrateCrossLLCNS: {Name: "migrate_cross_llc_ns", Kind: Int, Group: Cost, Default: 15 * us, Min: 0, Max: 100 * ms, Unit: "ns",
+		Doc: "extra work after moving to another LLC of the same socket (working set refilled across the fabric)"},
+	MigrateCrossSocketNS: {Name: "migrate_cross_socket_ns", Kind: Int, Group: Cost, Default: 30 * us, Min: 0, Max: 100 * ms, Unit: "ns",
+		Doc: "extra work after moving to another socket (working set refilled from remote memory)"},
+	LBBaseNS: {Name: "lb_base_ns", Kind: Int, Group: Cost, Default: 1 * us, Min: 0, Max: 10 * ms, Unit: "ns",
+		Doc: "fixed CPU time of one load_balance pass"},
+	LBCPUNS: {Name: "lb_cpu_ns", Kind: Int, Group: Cost, Default: 25, Min: 0, Max: 100 * us, Unit: "ns",
+		Doc: "CPU time per CPU whose statistics one load_balance pass reads"},
+	TimerSlackNS: {Name: "timer_slack_ns", Kind: Int, Group: Tunable, Default: 50 * us, Min: 0, Max: 100 * ms, Unit: "ns",
+		Doc: "a timed sleep ends up to this much late (uniform), the default SCHED_OTHER hrtimer slack"},
+}
+
+func init() {
+	for i := range table {
+		table[i].ID = ID(i)
+		if table[i].Kind == Bool {
+			table[i].Max = 1
+		}
+		if table[i].Name == "" {
+			panic("knob table: row without a name")
+		}
+	}
+}

@@ -1,0 +1,153 @@
+// Package machine describes a simulated machine (sockets, LLCs, cores,
+// hardware threads, CPU numbering, SMT throughput, idle states) and derives
+// from it everything the scheduler looks at: sibling and LLC masks, the
+// scheduling-domain hierarchy of each CPU, and distance classes.
+package machine
+
+import (
+	"fmt"
+	"math"
+)
+
+// Limits on machine size. They keep a hostile share link or preset from
+// allocating without bound; the largest seed machine has 512 CPUs.
+const (
+	MaxCPUs           = 2048
+	MaxThreadsPerCore = 8
+	MaxIdleStates     = 8
+)
+
+// Numbering schemes for logical CPU ids.
+const (
+	// Interleaved is the x86/AMD enumeration: first thread of every core,
+	// socket by socket, then the second thread of every core, so CPU n and
+	// n + (number of cores) are SMT siblings.
+	Interleaved = "interleaved"
+	// Contiguous is the POWER/SPARC enumeration: the threads of one core are
+	// consecutive (core k owns CPUs k*T .. k*T+T-1).
+	Contiguous = "contiguous"
+)
+
+// Spec is a machine as written in a preset file.
+type Spec struct {
+	Name   string   `json:"name"`
+	Kind   string   `json:"kind"` // "machine"
+	Title  string   `json:"title"`
+	Source string   `json:"source"`
+	Notes  []string `json:"notes"`
+
+	Topology TopologySpec `json:"topology"`
+	// SMTThroughput[k-1] is the total throughput of a core with k busy
+	// threads, in units of one thread running alone (P4: [1.0, 1.15]).
+	SMTThroughput []float64 `json:"smt_throughput"`
+	// IdleStates lists the CPU's idle (C-) states from shallowest to deepest.
+	IdleStates []IdleState `json:"idle_states"`
+	// Costs overrides knob defaults (cost parameters) for this machine,
+	// keyed by knob name.
+	Costs map[string]int64 `json:"costs"`
+	// CostNotes says where each cost value comes from, keyed like Costs.
+	CostNotes map[string]string `json:"cost_notes"`
+}
+
+// TopologySpec is the shape of the machine.
+type TopologySpec struct {
+	Sockets        int `json:"sockets"`
+	CoresPerSocket int `json:"cores_per_socket"`
+	ThreadsPerCore int `json:"threads_per_core"`
+	// CoresPerLLC is the span of the last-level cache (sd_llc) in cores.
+	CoresPerLLC int `json:"cores_per_llc"`
+	// LLCsPerCCD groups LLCs into dies (AMD CCDs); 0 or 1 means no grouping.
+	// It is not a scheduling domain (as on Zen4c); it only names the die.
+	LLCsPerCCD int    `json:"llcs_per_ccd"`
+	Numbering  string `json:"numbering"`
+}
+
+// IdleState is one C-state: the cost to leave it and the predicted idle
+// time that makes the governor choose it.
+type IdleState struct {
+	Name              string `json:"name"`
+	ExitLatencyUS     int64  `json:"exit_latency_us"`
+	TargetResidencyUS int64  `json:"target_residency_us"`
+	// CoreLevel states (C3/C6 on Intel) need every SMT sibling idle: while a
+	// sibling runs, the core stays powered and a wakeup pays only the
+	// shallowest state's exit latency.
+	CoreLevel bool `json:"core_level"`
+}
+
+// FieldError names a bad field of a spec, its value and what is allowed.
+type FieldError struct {
+	Field   string
+	Value   any
+	Allowed string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("field %s: bad value %v (allowed: %s)", e.Field, e.Value, e.Allowed)
+}
+
+// NumCPUs is the number of logical CPUs the spec describes.
+func (s *Spec) NumCPUs() int {
+	t := s.Topology
+	return t.Sockets * t.CoresPerSocket * t.ThreadsPerCore
+}
+
+// Validate checks every field against its allowed range. It does not know
+// knob names; the caller checks Costs keys.
+func (s *Spec) Validate() error {
+	t := s.Topology
+	if s.Name == "" {
+		return &FieldError{"name", `""`, "a non-empty preset name"}
+	}
+	if t.Sockets < 1 || t.Sockets > 64 {
+		return &FieldError{"topology.sockets", t.Sockets, "1..64"}
+	}
+	if t.CoresPerSocket < 1 || t.CoresPerSocket > MaxCPUs {
+		return &FieldError{"topology.cores_per_socket", t.CoresPerSocket, fmt.Sprintf("1..%d", MaxCPUs)}
+	}
+	if t.ThreadsPerCore < 1 || t.ThreadsPerCore > MaxThreadsPerCore {
+		return &FieldError{"topology.threads_per_core", t.ThreadsPerCore, fmt.Sprintf("1..%d", MaxThreadsPerCore)}
+	}
+	if n := t.Sockets * t.CoresPerSocket * t.ThreadsPerCore; n > MaxCPUs {
+		return &FieldError{"topology", fmt.Sprintf("%d CPUs", n), fmt.Sprintf("at most %d CPUs (sockets × cores_per_socket × threads_per_core)", MaxCPUs)}
+	}
+	if t.CoresPerLLC < 1 || t.CoresPerLLC > t.CoresPerSocket || t.CoresPerSocket%t.CoresPerLLC != 0 {
+		return &FieldError{"topology.cores_per_llc", t.CoresPerLLC, fmt.Sprintf("a divisor of cores_per_socket (%d)", t.CoresPerSocket)}
+	}
+	llcs := t.CoresPerSocket / t.CoresPerLLC
+	if t.LLCsPerCCD < 0 || (t.LLCsPerCCD > 1 && llcs%t.LLCsPerCCD != 0) {
+		return &FieldError{"topology.llcs_per_ccd", t.LLCsPerCCD, fmt.Sprintf("0 (no grouping) or a divisor of the LLCs per socket (%d)", llcs)}
+	}
+	if t.Numbering != Interleaved && t.Numbering != Contiguous {
+		return &FieldError{"topology.numbering", fmt.Sprintf("%q", t.Numbering), `"interleaved" or "contiguous"`}
+	}
+	if len(s.SMTThroughput) != t.ThreadsPerCore {
+		return &FieldError{"smt_throughput", fmt.Sprintf("%d entries", len(s.SMTThroughput)), fmt.Sprintf("exactly threads_per_core (%d) entries, the first 1.0", t.ThreadsPerCore)}
+	}
+	for i, v := range s.SMTThroughput {
+		if i == 0 && v != 1.0 {
+			return &FieldError{"smt_throughput[0]", v, "1.0 (one thread alone is the unit)"}
+		}
+		if math.IsNaN(v) || v < 1.0 || v > float64(i+1) {
+			return &FieldError{fmt.Sprintf("smt_throughput[%d]", i), v, fmt.Sprintf("1.0..%d (k busy threads deliver at least one thread's and at most k threads' work)", i+1)}
+		}
+		if i > 0 && v < s.SMTThroughput[i-1] {
+			return &FieldError{fmt.Sprintf("smt_throughput[%d]", i), v, "non-decreasing values"}
+		}
+	}
+	if len(s.IdleStates) < 1 || len(s.IdleStates) > MaxIdleStates {
+		return &FieldError{"idle_states", fmt.Sprintf("%d entries", len(s.IdleStates)), fmt.Sprintf("1..%d states, shallowest first", MaxIdleStates)}
+	}
+	for i, st := range s.IdleStates {
+		f := fmt.Sprintf("idle_states[%d]", i)
+		if st.ExitLatencyUS < 0 || st.ExitLatencyUS > 100000 {
+			return &FieldError{f + ".exit_latency_us", st.ExitLatencyUS, "0..100000"}
+		}
+		if st.TargetResidencyUS < 0 || st.TargetResidencyUS > 1000000 {
+			return &FieldError{f + ".target_residency_us", st.TargetResidencyUS, "0..1000000"}
+		}
+		if i > 0 && (st.ExitLatencyUS < s.IdleStates[i-1].ExitLatencyUS || st.TargetResidencyUS < s.IdleStates[i-1].TargetResidencyUS) {
+			return &FieldError{f, st.Name, "states ordered shallowest first (exit latency and target residency non-decreasing)"}
+		}
+	}
+	return nil
+}

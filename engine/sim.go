@@ -1,0 +1,349 @@
+// Package engine is a deterministic discrete-event simulator of Linux's
+// fair scheduling class on a modelled machine. It reproduces the wakeup path
+// (select_task_rq_fair → select_idle_sibling) decision by decision, with the
+// CFS runqueue, load balancing and the costs each decision incurs charged as
+// simulated CPU time to the CPU that pays them.
+//
+// The engine does no I/O, reads no clock and starts no goroutines: callers
+// advance it with Step or RunUntil and read its state, so the same preset,
+// knobs and seed give identical results natively and in WebAssembly.
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"schedplay/engine/cpumask"
+	"schedplay/engine/histo"
+	"schedplay/engine/knob"
+	"schedplay/engine/machine"
+)
+
+// Time constants in nanoseconds.
+const (
+	Microsecond int64 = 1000
+	Millisecond       = 1000 * Microsecond
+	Second            = 1000 * Millisecond
+)
+
+// Limits on simulation size, so a hostile link cannot exhaust memory.
+const (
+	MaxTasks = 1 << 16
+)
+
+// Config is everything that determines a simulation.
+type Config struct {
+	Machine *machine.Topology
+	Knobs   knob.Values
+	Seed    uint64
+	// Debug checks the engine's invariants after every event (slow).
+	Debug bool
+}
+
+// Sim is one simulation.
+type Sim struct {
+	topo *machine.Topology
+	k    knob.Values
+	seed uint64
+	now  int64
+
+	cpus      []*cpu
+	tasks     []*Task
+	workloads []*workload
+	q         eventQueue
+	rng       *rand.Rand // engine stream (timer slack)
+
+	// Scaled tunables (kernel-reference.md §2.3).
+	latencyNS    int64
+	minGranNS    int64
+	wakeupGranNS int64
+	nrLatency    int64
+	tickNS       int64
+	smtPresent   bool
+
+	llcs       []llcShared
+	overloaded bool  // root_domain->overload
+	nohzNext   int64 // nohz.next_balance
+
+	stats  Stats
+	trace  decisionRing
+	hooks  Hooks
+	debug  bool
+	events int64
+
+	// scratch, reused to avoid per-event allocation
+	probeBuf []int
+	scanMask cpumask.Mask
+	dec      Decision
+	lbCands  []*Task
+	ctx      Ctx
+}
+
+// Hooks lets a caller observe decisions as they happen (tests, traces, UI).
+type Hooks struct {
+	// OnWakeup is called for every wakeup placement decision.
+	OnWakeup func(d *Decision)
+}
+
+// llcShared is the per-LLC sd_llc_shared state.
+type llcShared struct {
+	hasIdleCores bool
+	nrIdleScan   int64
+}
+
+// New builds a simulation with no tasks.
+func New(cfg Config) (*Sim, error) {
+	if cfg.Machine == nil {
+		return nil, fmt.Errorf("engine: no machine")
+	}
+	tp := cfg.Machine
+	s := &Sim{topo: tp, k: cfg.Knobs, seed: cfg.Seed, debug: cfg.Debug}
+	s.rng = rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
+	s.computeTunables()
+	for core := range tp.CoreCPUs {
+		if len(tp.CoreCPUs[core]) > 1 {
+			s.smtPresent = true
+		}
+	}
+	s.q.grow(3 * tp.NCPU)
+	s.cpus = make([]*cpu, tp.NCPU)
+	for i := range s.cpus {
+		s.cpus[i] = newCPU(s, i)
+	}
+	s.llcs = make([]llcShared, tp.NLLC)
+	for i := range s.llcs {
+		// At boot every CPU has gone idle with its siblings idle.
+		s.llcs[i].hasIdleCores = s.smtPresent
+		s.llcs[i].nrIdleScan = int64(tp.LLCSpan[i].Weight())
+	}
+	s.scanMask = cpumask.New(tp.NCPU)
+	s.trace.init(256)
+	s.stats.init(tp.NCPU)
+	s.ctx.sim = s
+	return s, nil
+}
+
+// computeTunables applies sched_tunable_scaling to the normalized tunables.
+func (s *Sim) computeTunables() {
+	n := int64(min(s.topo.NCPU, 8))
+	factor := int64(1)
+	switch s.k.Get(knob.TunableScaling) {
+	case knob.ScalingLog:
+		factor = 1 + ilog2(n)
+	case knob.ScalingLinear:
+		factor = n
+	}
+	s.latencyNS = factor * s.k.Get(knob.SchedLatency)
+	s.minGranNS = factor * s.k.Get(knob.SchedMinGranularity)
+	s.wakeupGranNS = factor * s.k.Get(knob.SchedWakeupGranularity)
+	s.nrLatency = max(1, s.latencyNS/s.minGranNS)
+	s.tickNS = Second / s.k.Get(knob.HZ)
+}
+
+func ilog2(n int64) int64 {
+	r := int64(0)
+	for n > 1 {
+		n >>= 1
+		r++
+	}
+	return r
+}
+
+// SetHooks installs observation callbacks.
+func (s *Sim) SetHooks(h Hooks) { s.hooks = h }
+
+// Now returns the current simulated time.
+func (s *Sim) Now() int64 { return s.now }
+
+// Topology returns the simulated machine.
+func (s *Sim) Topology() *machine.Topology { return s.topo }
+
+// Knobs returns the knob values in effect.
+func (s *Sim) Knobs() *knob.Values { return &s.k }
+
+// Events is the number of events processed so far.
+func (s *Sim) Events() int64 { return s.events }
+
+// Task returns task id.
+func (s *Sim) Task(id TaskID) *Task { return s.tasks[id] }
+
+// NumTasks is the number of tasks ever created.
+func (s *Sim) NumTasks() int { return len(s.tasks) }
+
+// TimeSlices returns the scaled (sched_latency, min_granularity,
+// wakeup_granularity) in ns.
+func (s *Sim) TimeSlices() (latency, minGran, wakeupGran int64) {
+	return s.latencyNS, s.minGranNS, s.wakeupGranNS
+}
+
+// Step processes the next event. It returns false when there is none.
+func (s *Sim) Step() bool {
+	slot, when := s.q.peek()
+	if slot < 0 {
+		return false
+	}
+	s.q.pop()
+	s.now = when
+	s.events++
+	s.dispatch(slot)
+	if s.debug {
+		if err := s.CheckInvariants(); err != nil {
+			panic(fmt.Sprintf("invariant violated at t=%d after event %d: %v", s.now, s.events, err))
+		}
+	}
+	return true
+}
+
+// RunUntil processes every event up to and including time t, then sets the
+// clock to t.
+func (s *Sim) RunUntil(t int64) {
+	for {
+		slot, when := s.q.peek()
+		if slot < 0 || when > t {
+			break
+		}
+		s.Step()
+	}
+	if t > s.now {
+		s.now = t
+	}
+}
+
+// NextEventTime returns the time of the next event, or -1 when none.
+func (s *Sim) NextEventTime() int64 {
+	slot, when := s.q.peek()
+	if slot < 0 {
+		return -1
+	}
+	return when
+}
+
+func (s *Sim) dispatch(slot int) {
+	n := s.topo.NCPU
+	switch {
+	case slot < n:
+		s.onPhaseEnd(s.cpus[slot])
+	case slot < 2*n:
+		s.onTick(s.cpus[slot-n])
+	case slot < 3*n:
+		s.onKick(s.cpus[slot-2*n])
+	default:
+		s.onTimer(s.tasks[slot-3*n])
+	}
+}
+
+func (s *Sim) taskSlot(t *Task) int { return 3*s.topo.NCPU + int(t.ID) }
+
+// workload is the engine's bookkeeping for one group of tasks.
+type workload struct {
+	name, kind string
+	rng        *rand.Rand
+	wakeLat    *histo.Latency
+	reqLat     *histo.Latency
+	ops        int64
+	doneAt     int64
+	tasks      []TaskID
+	// skipZero drops sub-microsecond wakeup samples, as tools that
+	// measure with gettimeofday and record only "delta > 0" do.
+	skipZero bool
+}
+
+func (w *workload) recordWake(us int64) {
+	if us <= 0 && w.skipZero {
+		return
+	}
+	w.wakeLat.Record(us)
+}
+
+// SetSkipZeroLatency makes workload w drop wakeup samples that round to
+// 0 µs (schbench records only positive deltas).
+func (s *Sim) SetSkipZeroLatency(w WorkloadID) { s.workloads[w].skipZero = true }
+
+// WorkloadID identifies a workload within a simulation.
+type WorkloadID int
+
+// AddWorkload registers a group of tasks with its own random stream and
+// metrics. Streams are keyed by the workload's index so adding a workload
+// does not change the draws of another.
+func (s *Sim) AddWorkload(name, kind string) WorkloadID {
+	idx := len(s.workloads)
+	s.workloads = append(s.workloads, &workload{
+		name: name, kind: kind,
+		rng:     rand.New(rand.NewPCG(s.seed, uint64(idx)+1)),
+		wakeLat: histo.New(), reqLat: histo.New(), doneAt: -1,
+	})
+	return WorkloadID(idx)
+}
+
+// WorkloadRand returns the random stream of workload w (for building it).
+func (s *Sim) WorkloadRand(w WorkloadID) *rand.Rand { return s.workloads[w].rng }
+
+// TaskSpec describes a task to create.
+type TaskSpec struct {
+	Name        string
+	Nice        int
+	LatencyNice int
+	// Allowed is the CPU affinity; a zero-length mask means every CPU.
+	Allowed cpumask.Mask
+	Program Program
+	// MeasureWakeups records this task's wakeup latencies in its
+	// workload's histogram.
+	MeasureWakeups bool
+	// SMTPressure (×1024, default 1024 when 0) says how much the task
+	// slows a co-running SMT sibling relative to the nominal loop.
+	SMTPressure int64
+	// ParentCPU is the CPU the task is forked from; fork balancing
+	// (find_idlest_cpu) chooses where it starts.
+	ParentCPU int
+}
+
+// Spawn creates a task in workload w, places it with fork balancing and
+// makes it runnable now.
+func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
+	if len(s.tasks) >= MaxTasks {
+		return 0, fmt.Errorf("engine: too many tasks (limit %d)", MaxTasks)
+	}
+	if spec.Nice < -20 || spec.Nice > 19 {
+		return 0, fmt.Errorf("engine: nice %d out of range -20..19", spec.Nice)
+	}
+	if spec.LatencyNice < -20 || spec.LatencyNice > 19 {
+		return 0, fmt.Errorf("engine: latency_nice %d out of range -20..19", spec.LatencyNice)
+	}
+	allowed := spec.Allowed
+	if allowed.Len() == 0 {
+		allowed = s.topo.All.Clone()
+	} else if allowed.Len() != s.topo.NCPU || allowed.Empty() {
+		return 0, fmt.Errorf("engine: task %q has an empty or mis-sized CPU mask", spec.Name)
+	}
+	if spec.Program == nil {
+		return 0, fmt.Errorf("engine: task %q has no program", spec.Name)
+	}
+	pressure := spec.SMTPressure
+	if pressure == 0 {
+		pressure = 1024
+	}
+	t := &Task{
+		ID: TaskID(len(s.tasks)), Name: spec.Name, workload: int(w),
+		Nice: spec.Nice, LatencyNice: spec.LatencyNice, weight: NiceToWeight(spec.Nice),
+		allowed: allowed, smtPressure: pressure, measureWake: spec.MeasureWakeups,
+		prog: spec.Program, state: TaskBlocked, cpu: -1, wokenAt: -1,
+		lastRanCPU: -1, recentUsedCPU: -1, lastWakee: -1,
+	}
+	t.load.last, t.util.last = s.now, s.now
+	// New tasks start with load = weight (kernel-reference.md §3.6).
+	t.load.avg = t.weight
+	s.tasks = append(s.tasks, t)
+	s.q.grow(3*s.topo.NCPU + len(s.tasks))
+	s.workloads[w].tasks = append(s.workloads[w].tasks, t.ID)
+
+	parent := spec.ParentCPU
+	if parent < 0 || parent >= s.topo.NCPU {
+		parent = 0
+	}
+	c := s.cpus[s.findIdlestCPU(t, parent)]
+	t.cpu = c.id
+	t.prevSumExec = 0
+	s.enqueueNew(c, t)
+	s.checkPreemptNew(c, t)
+	return t.ID, nil
+}

@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"schedplay/engine/histo"
+	"schedplay/engine/machine"
+)
+
+// maxProbeBucket bounds the probes-per-call distribution; larger counts
+// land in the last bucket.
+const maxProbeBucket = 1024
+
+// Stats accumulates what the engine measures about its own decisions.
+type Stats struct {
+	wakeups      int64
+	stageCalls   [numStages]int64
+	placedBusy   int64
+	searchCostNS int64
+	probesTotal  int64
+
+	sisCalls     int64
+	sisProbes    int64
+	sisProbesMax int64
+	sisFound     int64
+	sisCutShort  int64
+	sisProbeHist []int64 // index = probes in one select_idle_cpu call
+
+	idleCoreCleared int64
+	migrations      [5]int64 // by machine.Distance
+	ctxSwitches     int64
+	wakeLatNS       int64
+	wakeLatCount    int64
+
+	lbCalls        int64
+	lbMoved        int64
+	lbHotSkipped   int64
+	activeBalances int64
+
+	// Placements made by select_idle_cpu, per CPU (spread of the search).
+	sisPlacements []int64
+}
+
+func (st *Stats) init(ncpu int) {
+	st.sisProbeHist = make([]int64, 0, 64)
+	st.sisPlacements = make([]int64, ncpu)
+}
+
+func (st *Stats) recordDecision(d *Decision) {
+	st.wakeups++
+	st.stageCalls[d.Stage]++
+	if !d.ChosenIdle {
+		st.placedBusy++
+	}
+	st.searchCostNS += d.Cost
+	st.probesTotal += int64(len(d.Probes))
+	if d.SISCalled {
+		st.sisCalls++
+		n := int64(d.SISProbes)
+		st.sisProbes += n
+		st.sisProbesMax = max(st.sisProbesMax, n)
+		b := int(min(n, maxProbeBucket))
+		for len(st.sisProbeHist) <= b {
+			st.sisProbeHist = append(st.sisProbeHist, 0)
+		}
+		st.sisProbeHist[b]++
+		if d.SISCutShort {
+			st.sisCutShort++
+		}
+		if d.Stage == StageIdleCPU {
+			st.sisFound++
+			st.sisPlacements[d.Chosen]++
+		}
+	}
+}
+
+// SearchStats summarises the idle search.
+type SearchStats struct {
+	Wakeups            int64            `json:"wakeups"`
+	StageCalls         map[string]int64 `json:"stage_calls"`
+	SelectIdleCPUCalls int64            `json:"select_idle_cpu_calls"`
+	ProbesMean         float64          `json:"probes_mean"`
+	ProbesMax          int64            `json:"probes_max"`
+	ProbesHist         []int64          `json:"probes_hist"`
+	FoundIdlePct       float64          `json:"found_idle_pct"`
+	PlacedBusyPct      float64          `json:"placed_busy_pct"`
+	CutShort           int64            `json:"cut_short"`
+	ProbesPerWakeup    float64          `json:"probes_per_wakeup"`
+	SearchTimeNS       int64            `json:"search_time_ns"`
+	IdleCoreCleared    int64            `json:"has_idle_cores_cleared"`
+}
+
+// Search returns the idle-search statistics so far. ProbesMean, ProbesMax
+// and ProbesHist describe the CPUs probed per select_idle_cpu call.
+func (s *Sim) Search() SearchStats {
+	st := &s.stats
+	out := SearchStats{
+		Wakeups: st.wakeups, SelectIdleCPUCalls: st.sisCalls, ProbesMax: st.sisProbesMax,
+		CutShort: st.sisCutShort, SearchTimeNS: st.searchCostNS, IdleCoreCleared: st.idleCoreCleared,
+		StageCalls: map[string]int64{},
+		ProbesHist: append([]int64(nil), st.sisProbeHist...),
+	}
+	for i, n := range st.stageCalls {
+		out.StageCalls[Stage(i).String()] = n
+	}
+	if st.sisCalls > 0 {
+		out.ProbesMean = float64(st.sisProbes) / float64(st.sisCalls)
+		out.FoundIdlePct = 100 * float64(st.sisFound) / float64(st.sisCalls)
+	}
+	if st.wakeups > 0 {
+		out.PlacedBusyPct = 100 * float64(st.placedBusy) / float64(st.wakeups)
+		out.ProbesPerWakeup = float64(st.probesTotal) / float64(st.wakeups)
+	}
+	return out
+}
+
+// SISPlacements returns, per CPU, how many wakeups select_idle_cpu placed
+// there.
+func (s *Sim) SISPlacements() []int64 { return append([]int64(nil), s.stats.sisPlacements...) }
+
+// MigrationStats counts task moves (a task starting to run on another CPU
+// than it last ran on) by distance.
+type MigrationStats struct {
+	SMT         int64 `json:"smt"`
+	LLC         int64 `json:"llc"`
+	CrossLLC    int64 `json:"cross_llc"`
+	CrossSocket int64 `json:"cross_socket"`
+}
+
+// Migrations returns the migration counts.
+func (s *Sim) Migrations() MigrationStats {
+	m := s.stats.migrations
+	return MigrationStats{SMT: m[machine.SameCore], LLC: m[machine.SameLLC], CrossLLC: m[machine.SameSocket], CrossSocket: m[machine.CrossSocket]}
+}
+
+// BalanceStats describes load-balancer activity.
+type BalanceStats struct {
+	Calls          int64 `json:"calls"`
+	Moved          int64 `json:"moved"`
+	HotSkipped     int64 `json:"hot_skipped"`
+	ActiveBalances int64 `json:"active_balances"`
+	CtxSwitches    int64 `json:"ctx_switches"`
+}
+
+// Balance returns load-balancer counters.
+func (s *Sim) Balance() BalanceStats {
+	st := &s.stats
+	return BalanceStats{Calls: st.lbCalls, Moved: st.lbMoved, HotSkipped: st.lbHotSkipped, ActiveBalances: st.activeBalances, CtxSwitches: st.ctxSwitches}
+}
+
+// CPUBusyPct returns each CPU's busy time as a percentage of elapsed time.
+func (s *Sim) CPUBusyPct() []float64 {
+	out := make([]float64, len(s.cpus))
+	if s.now == 0 {
+		return out
+	}
+	for i, c := range s.cpus {
+		c.account(s.now)
+		out[i] = 100 * float64(c.busyNS) / float64(s.now)
+	}
+	return out
+}
+
+// CPUTimes returns each CPU's busy and idle nanoseconds so far.
+func (s *Sim) CPUTimes() (busy, idle []int64) {
+	busy = make([]int64, len(s.cpus))
+	idle = make([]int64, len(s.cpus))
+	for i, c := range s.cpus {
+		c.account(s.now)
+		busy[i], idle[i] = c.busyNS, c.idleNS
+	}
+	return busy, idle
+}
+
+// WorkloadResult is what one workload measured.
+type WorkloadResult struct {
+	Name           string
+	Kind           string
+	WakeupLatency  histo.Summary
+	RequestLatency histo.Summary
+	Ops            int64
+	DoneAt         int64 // -1 when not finished
+	Tasks          int
+}
+
+// Workloads returns each workload's measurements so far.
+func (s *Sim) Workloads() []WorkloadResult {
+	out := make([]WorkloadResult, len(s.workloads))
+	for i, w := range s.workloads {
+		out[i] = WorkloadResult{
+			Name: w.name, Kind: w.kind, WakeupLatency: w.wakeLat.Summarize(),
+			RequestLatency: w.reqLat.Summarize(), Ops: w.ops, DoneAt: w.doneAt, Tasks: len(w.tasks),
+		}
+	}
+	return out
+}
+
+// WakeupHistogram returns workload i's wakeup-latency histogram (live; do
+// not modify).
+func (s *Sim) WakeupHistogram(i int) *histo.Latency { return s.workloads[i].wakeLat }

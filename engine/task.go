@@ -1,0 +1,226 @@
+package engine
+
+import (
+	"math/rand/v2"
+
+	"schedplay/engine/cpumask"
+)
+
+// TaskState is where a task is in its life.
+type TaskState uint8
+
+const (
+	// TaskRunnable tasks sit on a runqueue waiting for the CPU.
+	TaskRunnable TaskState = iota
+	// TaskRunning is the current task of a CPU.
+	TaskRunning
+	// TaskBlocked tasks sleep until woken (futex, pipe, timer).
+	TaskBlocked
+	// TaskExited tasks are gone.
+	TaskExited
+)
+
+func (s TaskState) String() string {
+	return [...]string{"runnable", "running", "blocked", "exited"}[s]
+}
+
+// ActionKind is what a task's program asks to do next.
+type ActionKind uint8
+
+const (
+	// ActRun burns NS nanoseconds of work at full single-thread speed.
+	ActRun ActionKind = iota
+	// ActSpin spins (burns CPU) until NS nanoseconds of wall-clock time have
+	// passed since the action started, however little CPU it got meanwhile
+	// (schbench's gettimeofday loop).
+	ActSpin
+	// ActSleep blocks for NS nanoseconds (a timer sleep, plus timer slack).
+	ActSleep
+	// ActBlock blocks until woken. A wake aimed at a task that is not
+	// blocked is lost, as in the kernel: programs check their own futex
+	// word (at the same simulated instant) before blocking.
+	ActBlock
+	// ActWake wakes task Target (a futex post / pipe write wakeup). The waker
+	// pays wake_ns plus the idle-search probes as non-preemptible kernel
+	// time; the wakee is enqueued when that time has been spent.
+	ActWake
+	// ActExit ends the task.
+	ActExit
+)
+
+// Action is one step of a task program.
+type Action struct {
+	Kind   ActionKind
+	NS     int64
+	Target TaskID
+	// Sync marks a WF_SYNC wakeup (pipes, sockets): the waker is about to
+	// sleep, so wake_affine may pull the wakee to the waker's CPU.
+	Sync bool
+	// Kernel marks a Run as kernel work that cannot be preempted.
+	Kernel bool
+	// Stamp, when HasStamp, is the time the wakee's wakeup latency is
+	// measured from (schbench's message thread reads the clock once before
+	// waking its whole list); otherwise latency starts at the enqueue.
+	Stamp    int64
+	HasStamp bool
+}
+
+// Run returns an action burning ns of work.
+func Run(ns int64) Action { return Action{Kind: ActRun, NS: ns} }
+
+// KernelRun returns an action burning ns of non-preemptible kernel work.
+func KernelRun(ns int64) Action { return Action{Kind: ActRun, NS: ns, Kernel: true} }
+
+// Spin returns an action spinning for ns of wall-clock time.
+func Spin(ns int64) Action { return Action{Kind: ActSpin, NS: ns} }
+
+// Sleep returns a timer sleep of ns.
+func Sleep(ns int64) Action { return Action{Kind: ActSleep, NS: ns} }
+
+// Block returns a wait-until-woken action.
+func Block() Action { return Action{Kind: ActBlock} }
+
+// Wake returns an action waking target.
+func Wake(target TaskID, sync bool) Action { return Action{Kind: ActWake, Target: target, Sync: sync} }
+
+// WakeStamped returns a wake whose latency is measured from stamp.
+func WakeStamped(target TaskID, sync bool, stamp int64) Action {
+	return Action{Kind: ActWake, Target: target, Sync: sync, Stamp: stamp, HasStamp: true}
+}
+
+// Exit returns the exit action.
+func Exit() Action { return Action{Kind: ActExit} }
+
+// Program is the behaviour of a simulated thread. Next is called whenever
+// the previous action has completed (including right after a wakeup from
+// Block or Sleep) and returns the next one. Programs keep their own state;
+// they may inspect and change shared workload state (lists, channels) since
+// the simulation is single-threaded. A program must not return an endless
+// run of zero-time actions.
+type Program interface {
+	Next(ctx *Ctx) Action
+}
+
+// ProgramFunc adapts a function to Program.
+type ProgramFunc func(ctx *Ctx) Action
+
+// Next calls f.
+func (f ProgramFunc) Next(ctx *Ctx) Action { return f(ctx) }
+
+// Ctx is what a program sees when choosing its next action.
+type Ctx struct {
+	sim  *Sim
+	task *Task
+}
+
+// Now is the current simulated time in nanoseconds.
+func (c *Ctx) Now() int64 { return c.sim.now }
+
+// Self is the calling task's id.
+func (c *Ctx) Self() TaskID { return c.task.ID }
+
+// CPU is the CPU the task runs on.
+func (c *Ctx) CPU() int { return c.task.cpu }
+
+// Rand is the task's workload's random stream.
+func (c *Ctx) Rand() *rand.Rand { return c.sim.workloads[c.task.workload].rng }
+
+// IsBlocked reports whether task id is blocked (waiting for a wakeup).
+func (c *Ctx) IsBlocked(id TaskID) bool { return c.sim.tasks[id].state == TaskBlocked }
+
+// CountOp adds n completed operations to the task's workload (throughput).
+func (c *Ctx) CountOp(n int64) { c.sim.workloads[c.task.workload].ops += n }
+
+// RecordLatency records a workload-defined latency sample (µs) in the
+// workload's request-latency histogram.
+func (c *Ctx) RecordLatency(us int64) { c.sim.workloads[c.task.workload].reqLat.Record(us) }
+
+// RecordWakeLatency records a wakeup-latency sample (µs) the program
+// measured itself (e.g. schbench's worker found its post already done and
+// did not sleep, yet still computes now - wake_time).
+func (c *Ctx) RecordWakeLatency(us int64) { c.sim.workloads[c.task.workload].recordWake(us) }
+
+// Finish marks the task's workload as complete at the current time (for
+// workloads whose metric is a completion time).
+func (c *Ctx) Finish() {
+	w := c.sim.workloads[c.task.workload]
+	if w.doneAt < 0 {
+		w.doneAt = c.sim.now
+	}
+}
+
+// TaskID identifies a task within one simulation.
+type TaskID int32
+
+// Task is one simulated thread.
+type Task struct {
+	ID          TaskID
+	Name        string
+	workload    int
+	Nice        int
+	LatencyNice int
+	weight      int64
+	allowed     cpumask.Mask
+	// smtPressure is how hard the task presses on a shared core (1024 =
+	// the nominal compute loop the preset's smt_throughput describes).
+	smtPressure int64
+	measureWake bool
+
+	prog  Program
+	state TaskState
+	cpu   int // runqueue the task is on, or last ran on
+
+	// Current action progress.
+	act         Action
+	actActive   bool  // act is in progress (not yet completed)
+	burnLeft    int64 // work left (Run or a wake's kernel cost)
+	spinUntil   int64 // ActSpin wall-clock deadline
+	switchLeft  int64 // context-switch work before the task's own code runs
+	penaltyLeft int64 // cache-refill work owed after a migration
+	waking      bool  // a waker has chosen a CPU and is paying for the wakeup
+	wakeTarget  int   // ActWake: the CPU chosen at decision time
+	sleepTimer  bool  // the task's timer slot is a sleep (vs an activation)
+
+	// Latency measurement.
+	wokenAt     int64 // start of the current wakeup latency, -1 when none
+	lastRanCPU  int
+	lastRanAt   int64 // exec_start of the last time it ran (cache-hot check)
+	runningFrom int64 // start of the current run on a CPU
+
+	// Fair class.
+	vruntime      int64
+	sumExec       int64
+	prevSumExec   int64
+	execStart     int64
+	recentUsedCPU int
+	wakeeFlips    int64
+	flipDecayTS   int64 // jiffies
+	lastWakee     TaskID
+	load          signal // runnable weight
+	util          signal // running ×1024
+
+	// Statistics.
+	migrations int64
+	wakeups    int64
+}
+
+// State returns the task's state.
+func (t *Task) State() TaskState { return t.state }
+
+// CPU returns the CPU the task is on or last ran on.
+func (t *Task) CPU() int { return t.cpu }
+
+// Weight returns the task's load weight.
+func (t *Task) Weight() int64 { return t.weight }
+
+// Allowed returns the task's CPU affinity mask.
+func (t *Task) Allowed() cpumask.Mask { return t.allowed }
+
+// SumExec is the CPU time the task has received.
+func (t *Task) SumExec() int64 { return t.sumExec }
+
+// Vruntime returns the task's virtual runtime.
+func (t *Task) Vruntime() int64 { return t.vruntime }
+
+// Workload returns the index of the task's workload.
+func (t *Task) Workload() int { return t.workload }

@@ -1,0 +1,440 @@
+package engine
+
+import (
+	"math"
+
+	"schedplay/engine/knob"
+	"schedplay/engine/machine"
+)
+
+// The wakeup path of v5.2, decision by decision (kernel-reference.md
+// §1.2–1.5): record_wakee, wake_wide, wake_affine, select_idle_sibling with
+// select_idle_core, select_idle_cpu (SIS_PROP) and select_idle_smt.
+
+// Stage names the step of select_idle_sibling that chose the CPU, with the
+// kernel's function names so a kernel developer recognises them.
+type Stage uint8
+
+const (
+	StageTarget     Stage = iota // the target itself was idle
+	StagePrev                    // prev, cache-affine and idle
+	StageRecent                  // p->recent_used_cpu, idle
+	StageIdleCore                // select_idle_core found an idle core
+	StageIdleCPU                 // select_idle_cpu found an idle CPU
+	StageIdleSMT                 // select_idle_smt found an idle sibling of target
+	StageBusyTarget              // nothing idle found: the (busy) target
+	StageNoLLC                   // target has no LLC domain (uniprocessor)
+	StageFallback                // target not allowed: select_fallback_rq
+	numStages
+)
+
+var stageNames = [numStages]string{
+	"target", "prev", "recent_used_cpu", "select_idle_core", "select_idle_cpu",
+	"select_idle_smt", "busy_target", "no_llc", "fallback",
+}
+
+func (s Stage) String() string { return stageNames[s] }
+
+// StageNames lists every stage name in order.
+func StageNames() []string { return stageNames[:] }
+
+// Decision records one wakeup placement.
+type Decision struct {
+	Time       int64
+	Task       TaskID
+	Waker      TaskID // -1 when woken from interrupt (timer)
+	WakerCPU   int
+	Prev       int // the wakee's previous CPU
+	Target     int // wake_affine's choice, the start of the idle search
+	Chosen     int
+	Stage      Stage
+	Sync       bool
+	WakeWide   bool
+	WantAffine bool
+	// Probes lists every CPU whose idleness select_idle_sibling checked,
+	// in order. In a Hooks callback it is only valid during the call.
+	Probes []int
+	// SISCalled reports whether select_idle_cpu ran its scan loop;
+	// SISProbes is how many CPUs that loop checked; SISCutShort that the
+	// nr budget ran out (such scans do not update avg_scan_cost).
+	SISCalled   bool
+	SISProbes   int
+	SISCutShort bool
+	SISLimit    int // the nr budget (math.MaxInt32 when unlimited)
+	// ChosenIdle reports whether the chosen CPU was idle at decision time.
+	ChosenIdle bool
+	// Cost is the CPU time the search cost the waker (probes × probe_ns).
+	Cost int64
+}
+
+// probe is available_idle_cpu with bookkeeping: every check is recorded and
+// paid for.
+func (s *Sim) probe(cpu int) bool {
+	s.probeBuf = append(s.probeBuf, cpu)
+	return s.cpus[cpu].idle()
+}
+
+// selectTaskRq is select_task_rq_fair for a wakeup of p issued on CPU this
+// by cur (the waking task, or the interrupted/idle task for a timer). The
+// returned Decision is scratch space reused by the next call.
+func (s *Sim) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
+	d := &s.dec
+	*d = Decision{Time: s.now, Task: p.ID, Waker: cur.ID, WakerCPU: this, Sync: sync, SISLimit: math.MaxInt32}
+	if cur.ID < 0 {
+		d.Waker = -1
+	}
+	s.probeBuf = s.probeBuf[:0]
+	prev := p.cpu
+	if prev < 0 {
+		prev = this
+	}
+	d.Prev = prev
+
+	s.recordWakee(cur, p)
+	d.WakeWide = s.wakeWide(cur, p, this)
+	wantAffine := !d.WakeWide && p.allowed.Test(this)
+	d.WantAffine = wantAffine
+	newCPU := prev
+	for _, dom := range s.topo.Domains[this] {
+		// Every level has SD_WAKE_AFFINE and none SD_BALANCE_WAKE, so the
+		// walk either finds the lowest domain spanning this and prev, or
+		// stops at once when affine wakeups are not wanted.
+		if !wantAffine {
+			break
+		}
+		if dom.Span.Test(prev) {
+			if this != prev {
+				newCPU = s.wakeAffine(dom, p, this, prev, sync, cur)
+			}
+			break
+		}
+	}
+	d.Target = newCPU
+	chosen, stage := s.selectIdleSibling(p, prev, newCPU, d)
+	if wantAffine {
+		cur.recentUsedCPU = this
+	}
+	if !p.allowed.Test(chosen) {
+		chosen = s.fallbackCPU(p, chosen)
+		stage = StageFallback
+	}
+	d.Chosen, d.Stage = chosen, stage
+	d.ChosenIdle = s.cpus[chosen].idle()
+	d.Probes = s.probeBuf
+	d.Cost = int64(len(s.probeBuf)) * s.k.Get(knob.ProbeNS)
+	s.stats.recordDecision(d)
+	s.trace.add(d)
+	if s.hooks.OnWakeup != nil {
+		s.hooks.OnWakeup(d)
+	}
+	return d
+}
+
+// fallbackCPU is select_fallback_rq: the first allowed CPU of the same LLC,
+// else of the machine.
+func (s *Sim) fallbackCPU(p *Task, near int) int {
+	llc := s.topo.LLCOf(near)
+	for c := llc.First(); c >= 0; c = llc.Next(c + 1) {
+		if p.allowed.Test(c) {
+			return c
+		}
+	}
+	return p.allowed.First()
+}
+
+// recordWakee is record_wakee: count how often the waker switches wakee,
+// halving the count once a second.
+func (s *Sim) recordWakee(waker, p *Task) {
+	jiffies := s.now / s.tickNS
+	hz := s.k.Get(knob.HZ)
+	if jiffies > waker.flipDecayTS+hz {
+		waker.wakeeFlips >>= 1
+		waker.flipDecayTS = jiffies
+	}
+	if waker.lastWakee != p.ID {
+		waker.lastWakee = p.ID
+		waker.wakeeFlips++
+	}
+}
+
+// wakeWide detects M:N waker/wakee relations whose fan-out exceeds the LLC:
+// such wakees are not pulled towards the waker.
+func (s *Sim) wakeWide(cur, p *Task, this int) bool {
+	factor := int64(s.topo.LLCSize(this))
+	master, slave := cur.wakeeFlips, p.wakeeFlips
+	if master < slave {
+		master, slave = slave, master
+	}
+	if slave < factor || master < slave*factor {
+		return false
+	}
+	return true
+}
+
+// wakeAffine chooses between the waker's CPU and prev (v5.x: prev unless a
+// test picks this).
+func (s *Sim) wakeAffine(dom *machine.Domain, p *Task, this, prev int, sync bool, cur *Task) int {
+	target := -1
+	if s.k.On(knob.WA_IDLE) {
+		target = s.wakeAffineIdle(this, prev, sync)
+	}
+	if s.k.On(knob.WA_WEIGHT) && target < 0 {
+		target = s.wakeAffineWeight(dom, p, this, prev, sync, cur)
+	}
+	if target < 0 {
+		return prev
+	}
+	return target
+}
+
+func (s *Sim) wakeAffineIdle(this, prev int, sync bool) int {
+	if s.cpus[this].idle() && s.topo.ShareCache(this, prev) {
+		if s.cpus[prev].idle() {
+			return prev
+		}
+		return this
+	}
+	if sync && s.cpus[this].nr == 1 {
+		return this
+	}
+	return -1
+}
+
+func (s *Sim) wakeAffineWeight(dom *machine.Domain, p *Task, this, prev int, sync bool, cur *Task) int {
+	thisEff := s.cpus[this].runnableLoad.at(s.now)
+	if sync {
+		curLoad := int64(0)
+		if cur.ID >= 0 {
+			curLoad = cur.load.at(s.now)
+		}
+		if curLoad > thisEff {
+			return this
+		}
+		thisEff -= curLoad
+	}
+	// The wakee's load is as it was when it went to sleep: the kernel does
+	// not decay a sleeping task's signal before this test.
+	tl := p.load.avg
+	thisEff += tl
+	if s.k.On(knob.WA_BIAS) {
+		thisEff *= 100
+	}
+	thisEff *= 1024 // capacity_of(prev)
+	prevEff := s.cpus[prev].runnableLoad.at(s.now) - tl
+	if s.k.On(knob.WA_BIAS) {
+		prevEff *= 100 + (dom.ImbalancePct-100)/2
+	}
+	prevEff *= 1024 // capacity_of(this)
+	if sync {
+		prevEff++
+	}
+	if thisEff < prevEff {
+		return this
+	}
+	return -1
+}
+
+// selectIdleSibling is the v5.2 select_idle_sibling.
+func (s *Sim) selectIdleSibling(p *Task, prev, target int, d *Decision) (int, Stage) {
+	if s.probe(target) {
+		return target, StageTarget
+	}
+	if prev != target && s.topo.ShareCache(prev, target) && s.probe(prev) {
+		return prev, StagePrev
+	}
+	r := p.recentUsedCPU
+	if r >= 0 && r != prev && r != target && s.topo.ShareCache(r, target) && s.probe(r) && p.allowed.Test(r) {
+		// Swap: prev becomes the next candidate.
+		p.recentUsedCPU = prev
+		return r, StageRecent
+	}
+	li := s.topo.LLCDomainIdx[target]
+	if li < 0 {
+		return target, StageNoLLC
+	}
+	llc := s.topo.Domains[target][li]
+	if s.k.On(knob.SIS_CORE) {
+		if c := s.selectIdleCore(p, llc, target); c >= 0 {
+			return c, StageIdleCore
+		}
+	}
+	if c := s.selectIdleCPU(p, llc, target, d); c >= 0 {
+		return c, StageIdleCPU
+	}
+	if c := s.selectIdleSMT(p, target); c >= 0 {
+		return c, StageIdleSMT
+	}
+	return target, StageBusyTarget
+}
+
+// selectIdleCore scans the LLC core by core, from target, for a core whose
+// threads are all idle. Only runs while the LLC's has_idle_cores hint is
+// set; a scan that finds none clears it.
+func (s *Sim) selectIdleCore(p *Task, llc *machine.Domain, target int) int {
+	if !s.smtPresent {
+		return -1
+	}
+	shared := &s.llcs[s.topo.LLC[target]]
+	if !shared.hasIdleCores {
+		return -1
+	}
+	cpus := s.scanMask
+	cpus.And(llc.Span, p.allowed)
+	it := cpus.IterWrap(target)
+	for core, ok := it.Next(); ok; core, ok = it.Next() {
+		idle := true
+		for _, c := range s.topo.CoreCPUs[s.topo.Core[core]] {
+			cpus.Clear(c)
+			if !s.probe(c) {
+				idle = false
+			}
+		}
+		if idle {
+			return core
+		}
+	}
+	shared.hasIdleCores = false
+	s.stats.idleCoreCleared++
+	return -1
+}
+
+// selectIdleCPU scans the LLC from target for any idle CPU, at most nr CPUs
+// (SIS_PROP). avg_idle and avg_scan_cost are the waker's CPU's.
+func (s *Sim) selectIdleCPU(p *Task, llc *machine.Domain, target int, d *Decision) int {
+	this := d.WakerCPU
+	if s.topo.LLCDomainIdx[this] < 0 {
+		return -1
+	}
+	wc := s.cpus[this]
+	avgIdle := wc.avgIdle / 512 // "large fuzz factor"
+	avgCost := wc.avgScanCost + 1
+	if s.k.On(knob.SIS_AVG_CPU) && avgIdle < avgCost {
+		return -1
+	}
+	nr := int64(math.MaxInt32)
+	if s.k.On(knob.SIS_PROP) {
+		spanAvg := int64(llc.Span.Weight()) * avgIdle
+		if spanAvg > 4*avgCost {
+			nr = spanAvg / avgCost
+		} else {
+			nr = 4
+		}
+	}
+	d.SISCalled = true
+	d.SISLimit = int(min(nr, math.MaxInt32))
+	probes := 0
+	found := -1
+	it := llc.Span.IterWrap(target)
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		nr--
+		if nr == 0 {
+			// The budget ran out: return without updating avg_scan_cost.
+			d.SISProbes, d.SISCutShort = probes, true
+			return -1
+		}
+		if !p.allowed.Test(c) {
+			continue
+		}
+		probes++
+		if s.probe(c) {
+			found = c
+			break
+		}
+	}
+	d.SISProbes = probes
+	scanTime := int64(probes) * s.k.Get(knob.ProbeNS)
+	wc.avgScanCost += (scanTime - wc.avgScanCost) / 8
+	return found
+}
+
+// selectIdleSMT returns the first idle allowed SMT sibling of target.
+func (s *Sim) selectIdleSMT(p *Task, target int) int {
+	if !s.smtPresent {
+		return -1
+	}
+	for _, c := range s.topo.CoreCPUs[s.topo.Core[target]] {
+		if !p.allowed.Test(c) {
+			continue
+		}
+		if s.probe(c) {
+			return c
+		}
+	}
+	return -1
+}
+
+// activate enqueues woken task p on c (ttwu_do_activate). fromCPU is where
+// the wakeup was issued; delay is time already spent before the enqueue
+// takes effect on c (interrupt handling). An idle c is kicked after the
+// wakeup IPI and its C-state exit latency; a busy c may be preempted.
+func (s *Sim) activate(p *Task, c *cpu, fromCPU int, stamp, delay int64) {
+	if p.measureWake {
+		p.wokenAt = stamp
+	}
+	p.wakeups++
+	s.enqueueWakeup(c, p)
+	if c.idleStamp != 0 {
+		// ttwu_do_wakeup: feed the idle period into avg_idle.
+		dt := s.now - c.idleStamp
+		c.avgIdle += (dt - c.avgIdle) / 8
+		c.avgIdle = min(c.avgIdle, 2*c.maxIdleBalanceCost)
+		c.idleStamp = 0
+	}
+	remote := c.id != fromCPU
+	ipi := int64(0)
+	if remote {
+		ipi = s.k.Get(knob.IPINS)
+	}
+	if c.curr == nil {
+		exit := int64(0)
+		if remote {
+			exit = s.exitLatency(c)
+		}
+		s.kick(c, s.now+delay+ipi+exit)
+		return
+	}
+	if s.checkPreemptWakeup(c, p) {
+		c.needResched = true
+		s.kick(c, s.now+delay+ipi)
+	}
+}
+
+// timerWakeup wakes t when its sleep timer fires. The timer interrupt runs
+// on the CPU t slept on; that CPU pays for the wakeup (stolen from whatever
+// it runs) or, if idle, first leaves its C-state.
+func (s *Sim) timerWakeup(t *Task) {
+	wc := s.cpus[t.cpu]
+	cur := wc.curr
+	if cur == nil {
+		cur = wc.idleTask
+	}
+	stamp := s.now
+	d := s.selectTaskRq(t, wc.id, cur, false)
+	cost := s.k.Get(knob.WakeNS) + d.Cost
+	var delay int64
+	if wc.curr != nil {
+		s.steal(wc, cost)
+		delay = cost
+	} else {
+		delay = s.exitLatency(wc) + cost
+	}
+	s.activate(t, s.cpus[d.Chosen], wc.id, stamp, delay)
+}
+
+// steal charges ns of interrupt time to c: its current task makes no
+// progress meanwhile.
+func (s *Sim) steal(c *cpu, ns int64) {
+	s.settle(c)
+	c.segStart = max(c.segStart, s.now) + ns
+	s.armPhase(c)
+}
+
+// recordWakeLatency ends a wakeup-latency measurement: t has just got the
+// CPU back after a wakeup.
+func (s *Sim) recordWakeLatency(t *Task) {
+	lat := s.now - t.wokenAt
+	t.wokenAt = -1
+	s.workloads[t.workload].recordWake(lat / Microsecond)
+	s.stats.wakeLatNS += lat
+	s.stats.wakeLatCount++
+}

@@ -1,0 +1,291 @@
+// Package workload builds simulated threads that behave like the real
+// benchmarks of the source discussions (schbench, CPU hogs, ...), from
+// specs written like the real tools' command lines:
+// "schbench:m=2,t=22", "hog:n=44,nice=19,cpus=0-21".
+package workload
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"schedplay/engine"
+	"schedplay/engine/cpumask"
+)
+
+// Spec is a parsed workload spec: a kind and its key=value parameters in
+// the order written.
+type Spec struct {
+	Kind   string
+	Params []Param
+}
+
+// Param is one key=value.
+type Param struct{ Key, Value string }
+
+// String renders the spec back in its canonical text form.
+func (s Spec) String() string {
+	var b strings.Builder
+	b.WriteString(s.Kind)
+	for i, p := range s.Params {
+		if i == 0 {
+			b.WriteByte(':')
+		} else {
+			b.WriteByte(',')
+		}
+		b.WriteString(p.Key + "=" + p.Value)
+	}
+	return b.String()
+}
+
+// Parse reads "kind:key=value,key=value". A cpus= value may itself contain
+// commas ("cpus=0-3,8"): a comma-separated piece without '=' continues the
+// previous value.
+func Parse(text string) (Spec, error) {
+	text = strings.TrimSpace(text)
+	kind, rest, _ := strings.Cut(text, ":")
+	kind = strings.TrimSpace(kind)
+	if kind == "" {
+		return Spec{}, fmt.Errorf("workload %q: missing kind (valid kinds: %s)", text, strings.Join(Kinds(), ", "))
+	}
+	k, ok := registry[kind]
+	if !ok {
+		return Spec{}, fmt.Errorf("workload %q: unknown kind %q (valid kinds: %s)", text, kind, strings.Join(Kinds(), ", "))
+	}
+	sp := Spec{Kind: kind}
+	if strings.TrimSpace(rest) != "" {
+		for _, piece := range strings.Split(rest, ",") {
+			key, val, hasEq := strings.Cut(piece, "=")
+			if !hasEq {
+				if len(sp.Params) == 0 || strings.TrimSpace(piece) == "" {
+					return Spec{}, fmt.Errorf("workload %q: %q is not key=value", text, piece)
+				}
+				sp.Params[len(sp.Params)-1].Value += "," + strings.TrimSpace(piece)
+				continue
+			}
+			sp.Params = append(sp.Params, Param{strings.TrimSpace(key), strings.TrimSpace(val)})
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range sp.Params {
+		if seen[p.Key] {
+			return Spec{}, fmt.Errorf("workload %q: key %q given twice", text, p.Key)
+		}
+		seen[p.Key] = true
+		if k.key(p.Key) == nil {
+			return Spec{}, fmt.Errorf("workload %q: unknown key %q for %s (valid keys: %s)", text, p.Key, kind, strings.Join(k.keyNames(), ", "))
+		}
+	}
+	return sp, nil
+}
+
+// KeyType says how a key's value is read.
+type KeyType int
+
+const (
+	IntKey KeyType = iota
+	CPUListKey
+	EnumKey
+)
+
+// Key documents one parameter of a workload kind.
+type Key struct {
+	Name    string
+	Type    KeyType
+	Default string
+	Min     int64
+	Max     int64
+	Values  []string // EnumKey
+	Doc     string
+}
+
+// Kind is a workload type: its keys and how to build it.
+type Kind struct {
+	Name  string
+	Doc   string
+	Keys  []Key
+	build func(b *Builder) error
+}
+
+func (k *Kind) key(name string) *Key {
+	for i := range k.Keys {
+		if k.Keys[i].Name == name {
+			return &k.Keys[i]
+		}
+	}
+	for i := range commonKeys {
+		if commonKeys[i].Name == name {
+			return &commonKeys[i]
+		}
+	}
+	return nil
+}
+
+func (k *Kind) keyNames() []string {
+	var out []string
+	for _, key := range k.Keys {
+		out = append(out, key.Name)
+	}
+	for _, key := range commonKeys {
+		out = append(out, key.Name)
+	}
+	return out
+}
+
+// AllKeys lists a kind's own keys followed by the keys every kind accepts.
+func (k *Kind) AllKeys() []Key { return append(append([]Key(nil), k.Keys...), commonKeys...) }
+
+// commonKeys are accepted by every workload kind.
+var commonKeys = []Key{
+	{Name: "nice", Type: IntKey, Default: "0", Min: -20, Max: 19, Doc: "nice value of every thread"},
+	{Name: "latency_nice", Type: IntKey, Default: "0", Min: -20, Max: 19, Doc: "latency-nice value of every thread"},
+	{Name: "cpus", Type: CPUListKey, Default: "", Doc: "CPU affinity as a cpulist (e.g. 0-21,44-65); default all CPUs"},
+	{Name: "smt_pressure", Type: IntKey, Default: "100", Min: 10, Max: 400, Doc: "how hard each thread presses on a shared SMT core, % of the preset's nominal loop"},
+}
+
+var registry = map[string]*Kind{}
+
+func register(k *Kind) { registry[k.Name] = k }
+
+// Kinds lists the registered kind names, sorted.
+func Kinds() []string {
+	var out []string
+	for name := range registry {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Lookup returns a kind by name.
+func Lookup(name string) (*Kind, bool) {
+	k, ok := registry[name]
+	return k, ok
+}
+
+// Builder is handed to a kind's build function: parsed parameters, the
+// workload id and the simulation.
+type Builder struct {
+	Sim      *engine.Sim
+	ID       engine.WorkloadID
+	Spec     Spec
+	kind     *Kind
+	text     string
+	Nice     int
+	LatNice  int
+	Allowed  cpumask.Mask // zero-length: all CPUs
+	Pressure int64        // ×1024
+}
+
+// Add parses spec text and creates its tasks in sim. name labels the
+// workload in results (default: its kind).
+func Add(sim *engine.Sim, text, name string) (engine.WorkloadID, error) {
+	sp, err := Parse(text)
+	if err != nil {
+		return 0, err
+	}
+	return AddSpec(sim, sp, name)
+}
+
+// AddSpec creates the tasks of a parsed spec.
+func AddSpec(sim *engine.Sim, sp Spec, name string) (engine.WorkloadID, error) {
+	k := registry[sp.Kind]
+	if name == "" {
+		name = sp.Kind
+	}
+	b := &Builder{Sim: sim, Spec: sp, kind: k, text: sp.String()}
+	for _, key := range k.AllKeys() {
+		if _, err := b.value(key.Name); err != nil {
+			return 0, err
+		}
+	}
+	b.Nice = int(b.Int("nice"))
+	b.LatNice = int(b.Int("latency_nice"))
+	b.Pressure = b.Int("smt_pressure") * 1024 / 100
+	if cl := b.raw("cpus"); cl != "" {
+		m, err := cpumask.Parse(cl, sim.Topology().NCPU)
+		if err != nil {
+			return 0, fmt.Errorf("workload %q: key cpus: %v", b.text, err)
+		}
+		b.Allowed = m
+	}
+	b.ID = sim.AddWorkload(name, sp.Kind)
+	if err := k.build(b); err != nil {
+		return 0, fmt.Errorf("workload %q: %v", b.text, err)
+	}
+	return b.ID, nil
+}
+
+func (b *Builder) raw(name string) string {
+	for _, p := range b.Spec.Params {
+		if p.Key == name {
+			return p.Value
+		}
+	}
+	return b.kind.key(name).Default
+}
+
+// value validates and returns the key's value as text.
+func (b *Builder) value(name string) (string, error) {
+	key := b.kind.key(name)
+	v := b.raw(name)
+	switch key.Type {
+	case IntKey:
+		if v == "" {
+			return v, nil
+		}
+		x, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return "", fmt.Errorf("workload %q: key %s: %q is not an integer (allowed: %d..%d)", b.text, name, v, key.Min, key.Max)
+		}
+		if x < key.Min || x > key.Max {
+			return "", fmt.Errorf("workload %q: key %s: %d out of range (allowed: %d..%d)", b.text, name, x, key.Min, key.Max)
+		}
+	case EnumKey:
+		for _, ok := range key.Values {
+			if v == ok {
+				return v, nil
+			}
+		}
+		return "", fmt.Errorf("workload %q: key %s: %q not allowed (allowed: %s)", b.text, name, v, strings.Join(key.Values, "|"))
+	}
+	return v, nil
+}
+
+// Int returns an integer key's value (validated by AddSpec).
+func (b *Builder) Int(name string) int64 {
+	x, _ := strconv.ParseInt(b.raw(name), 10, 64)
+	return x
+}
+
+// Has reports whether the spec set the key explicitly.
+func (b *Builder) Has(name string) bool {
+	for _, p := range b.Spec.Params {
+		if p.Key == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Str returns a key's text value.
+func (b *Builder) Str(name string) string { return b.raw(name) }
+
+// TaskSpec returns a TaskSpec with the workload-level settings filled in.
+func (b *Builder) TaskSpec(name string, prog engine.Program) engine.TaskSpec {
+	return engine.TaskSpec{
+		Name: name, Nice: b.Nice, LatencyNice: b.LatNice, Allowed: b.Allowed,
+		Program: prog, SMTPressure: b.Pressure, ParentCPU: b.parentCPU(),
+	}
+}
+
+func (b *Builder) parentCPU() int {
+	if b.Allowed.Len() > 0 {
+		return b.Allowed.First()
+	}
+	return 0
+}
+
+// Spawn creates a task.
+func (b *Builder) Spawn(ts engine.TaskSpec) (engine.TaskID, error) { return b.Sim.Spawn(b.ID, ts) }

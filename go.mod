@@ -1,0 +1,10 @@
+module schedplay
+
+go 1.26
+
+require (
+	github.com/HdrHistogram/hdrhistogram-go v1.2.0 // indirect
+	github.com/cockroachdb/datadriven v1.0.3 // indirect
+	github.com/goccy/go-json v0.12.0 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+)
