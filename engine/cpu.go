@@ -137,7 +137,11 @@ func (s *Sim) armPhase(c *cpu) {
 	start := max(s.now, c.segStart)
 	var end int64
 	if w := phaseWork(t); w != nil {
-		end = start + (*w*1024+c.rate-1)/c.rate
+		if *w >= farFuture/1024 {
+			end = farFuture // an endless burn (a hog): never completes
+		} else {
+			end = start + (*w*1024+c.rate-1)/c.rate
+		}
 	} else if t.actActive && t.act.Kind == ActSpin {
 		end = max(start, t.spinUntil)
 	} else {
@@ -209,6 +213,9 @@ func (s *Sim) coreChanged(c *cpu) {
 // ---- running tasks ----
 
 const maxZeroTimeSteps = 100000
+
+// farFuture is a time no simulation reaches (about 146 years).
+const farFuture = int64(1) << 62
 
 // continueTask drives curr through its program until it starts a phase that
 // takes time, blocks, exits or is preempted.
@@ -385,6 +392,9 @@ func (s *Sim) schedule(c *cpu) {
 		if prev != nil {
 			s.enterIdle(c)
 			s.coreChanged(c)
+			if s.hooks.OnSwitch != nil {
+				s.hooks.OnSwitch(c.id, prev, nil)
+			}
 		}
 		return
 	}
@@ -396,6 +406,9 @@ func (s *Sim) schedule(c *cpu) {
 	if next != prev {
 		next.switchLeft += s.k.Get(knob.CtxSwitchNS)
 		s.stats.ctxSwitches++
+		if s.hooks.OnSwitch != nil {
+			s.hooks.OnSwitch(c.id, prev, next)
+		}
 	}
 	next.switchLeft += overhead
 	c.segStart = s.now

@@ -29,6 +29,9 @@ const (
 // Limits on simulation size, so a hostile link cannot exhaust memory.
 const (
 	MaxTasks = 1 << 16
+	// maxEventsPerInstant catches a model livelock (events rescheduling
+	// themselves at the same nanosecond) instead of hanging the caller.
+	maxEventsPerInstant = 1 << 20
 )
 
 // Config is everything that determines a simulation.
@@ -65,11 +68,12 @@ type Sim struct {
 	overloaded bool  // root_domain->overload
 	nohzNext   int64 // nohz.next_balance
 
-	stats  Stats
-	trace  decisionRing
-	hooks  Hooks
-	debug  bool
-	events int64
+	stats    Stats
+	trace    decisionRing
+	hooks    Hooks
+	debug    bool
+	events   int64
+	sameTime int
 
 	// scratch, reused to avoid per-event allocation
 	probeBuf []int
@@ -83,6 +87,9 @@ type Sim struct {
 type Hooks struct {
 	// OnWakeup is called for every wakeup placement decision.
 	OnWakeup func(d *Decision)
+	// OnSwitch is called when cpu switches from prev to next; either may
+	// be nil (the idle task). prev's State tells why it stopped.
+	OnSwitch func(cpu int, prev, next *Task)
 }
 
 // llcShared is the per-LLC sd_llc_shared state.
@@ -183,6 +190,14 @@ func (s *Sim) Step() bool {
 		return false
 	}
 	s.q.pop()
+	if when == s.now {
+		s.sameTime++
+		if s.sameTime > maxEventsPerInstant {
+			panic(fmt.Sprintf("engine: more than %d events at t=%d ns without time advancing (slot %d): a livelock in the model", maxEventsPerInstant, when, slot))
+		}
+	} else {
+		s.sameTime = 0
+	}
 	s.now = when
 	s.events++
 	s.dispatch(slot)

@@ -188,28 +188,49 @@ func Add(sim *engine.Sim, text, name string) (engine.WorkloadID, error) {
 	return AddSpec(sim, sp, name)
 }
 
-// AddSpec creates the tasks of a parsed spec.
-func AddSpec(sim *engine.Sim, sp Spec, name string) (engine.WorkloadID, error) {
-	k := registry[sp.Kind]
-	if name == "" {
-		name = sp.Kind
+// Check parses text and validates every value against its range, the CPU
+// list against a machine of ncpu CPUs, without building anything.
+func Check(text string, ncpu int) error {
+	sp, err := Parse(text)
+	if err != nil {
+		return err
 	}
-	b := &Builder{Sim: sim, Spec: sp, kind: k, text: sp.String()}
+	_, err = newBuilder(sp, ncpu)
+	return err
+}
+
+func newBuilder(sp Spec, ncpu int) (*Builder, error) {
+	k := registry[sp.Kind]
+	b := &Builder{Spec: sp, kind: k, text: sp.String()}
 	for _, key := range k.AllKeys() {
 		if _, err := b.value(key.Name); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 	b.Nice = int(b.Int("nice"))
 	b.LatNice = int(b.Int("latency_nice"))
 	b.Pressure = b.Int("smt_pressure") * 1024 / 100
 	if cl := b.raw("cpus"); cl != "" {
-		m, err := cpumask.Parse(cl, sim.Topology().NCPU)
+		m, err := cpumask.Parse(cl, ncpu)
 		if err != nil {
-			return 0, fmt.Errorf("workload %q: key cpus: %v", b.text, err)
+			return nil, fmt.Errorf("workload %q: key cpus: %v", b.text, err)
 		}
 		b.Allowed = m
 	}
+	return b, nil
+}
+
+// AddSpec creates the tasks of a parsed spec.
+func AddSpec(sim *engine.Sim, sp Spec, name string) (engine.WorkloadID, error) {
+	if name == "" {
+		name = sp.Kind
+	}
+	b, err := newBuilder(sp, sim.Topology().NCPU)
+	if err != nil {
+		return 0, err
+	}
+	b.Sim = sim
+	k := b.kind
 	b.ID = sim.AddWorkload(name, sp.Kind)
 	if err := k.build(b); err != nil {
 		return 0, fmt.Errorf("workload %q: %v", b.text, err)

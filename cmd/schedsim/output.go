@@ -1,0 +1,189 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"schedplay/engine/histo"
+	"schedplay/engine/knob"
+	"schedplay/scenario"
+	"schedplay/trace"
+)
+
+func writeText(w io.Writer, cfg scenario.Config, r *scenario.Result) {
+	fmt.Fprintf(w, "preset %s (machine %s), seed %d, %.3gs simulated, %d events, %.3gs wall\n",
+		r.Preset, r.Machine, r.Seed, r.DurationS, r.Events, r.SimWallS)
+	writeKnobDiff(w, r.Knobs)
+	for _, wl := range r.Workloads {
+		fmt.Fprintf(w, "\nworkload %s (%d tasks)\n", wl.Name, wl.Tasks)
+		l := wl.WakeupLatencyUS
+		fmt.Fprintf(w, "  wakeup latency (usec): p50 %d  p75 %d  p90 %d  p95 %d  *p99 %d  p99.5 %d  p99.9 %d  min %d  max %d  (%d samples)\n",
+			l.P50, l.P75, l.P90, l.P95, l.P99, l.P995, l.P999, l.Min, l.Max, l.Count)
+		if wl.ThroughputOpsS != nil {
+			fmt.Fprintf(w, "  throughput: %.1f ops/s\n", *wl.ThroughputOpsS)
+		}
+		if wl.CompletionS != nil {
+			fmt.Fprintf(w, "  completed at %.4f s\n", *wl.CompletionS)
+		}
+	}
+	s := r.Search
+	fmt.Fprintf(w, "\nidle search: %d wakeups, %.2f CPUs probed per wakeup, %.1f us of search time\n", s.Wakeups, s.ProbesPerWakeup, s.SearchTimeUS)
+	fmt.Fprintf(w, "  select_idle_cpu: %d calls, probes/call mean %.2f max %d, found idle %.1f%%, cut short by nr %d\n",
+		s.SelectIdleCPUCalls, s.ProbesMean, s.ProbesMax, s.FoundIdlePct, s.CutShort)
+	fmt.Fprintf(w, "  placed on a busy CPU: %.2f%%; has_idle_cores cleared %d times\n", s.PlacedBusyPct, s.IdleCoreCleared)
+	fmt.Fprintf(w, "  chosen by: %s\n", stageLine(s.StageCalls))
+	m := r.Migrations
+	fmt.Fprintf(w, "migrations: smt %d, llc %d, cross_llc %d, cross_socket %d\n", m.SMT, m.LLC, m.CrossLLC, m.CrossSocket)
+	b := r.Balance
+	fmt.Fprintf(w, "load balance: %d passes, %d tasks moved, %d active balances; %d context switches\n", b.Calls, b.Moved, b.ActiveBalances, b.CtxSwitches)
+	fmt.Fprintf(w, "cpu busy: %.2f%% (mean over CPUs)\n", r.CPUBusyPct)
+}
+
+func stageLine(m map[string]int64) string {
+	var parts []string
+	total := int64(0)
+	for _, v := range m {
+		total += v
+	}
+	for _, name := range stageOrder() {
+		if v := m[name]; v > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d (%.1f%%)", name, v, 100*float64(v)/float64(max(total, 1))))
+		}
+	}
+	if len(parts) == 0 {
+		return "(no wakeups)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func stageOrder() []string {
+	return []string{"target", "prev", "recent_used_cpu", "select_idle_core", "select_idle_cpu", "select_idle_smt", "busy_target", "no_llc", "fallback"}
+}
+
+func writeKnobDiff(w io.Writer, m map[string]any) {
+	var diffs []string
+	for _, d := range knob.Table() {
+		v, ok := m[d.Name]
+		if !ok {
+			continue
+		}
+		def := d.Format(d.Default)
+		got := fmt.Sprint(v)
+		if got != def {
+			diffs = append(diffs, d.Name+"="+got)
+		}
+	}
+	sort.Strings(diffs)
+	if len(diffs) == 0 {
+		fmt.Fprintln(w, "knobs: all at table defaults")
+		return
+	}
+	fmt.Fprintf(w, "knobs not at table defaults (machine costs and --set): %s\n", strings.Join(diffs, " "))
+}
+
+// writeTextMulti prints a table in the style of the seeds: metric, mean,
+// stdev, %stdev.
+func writeTextMulti(w io.Writer, cfg scenario.Config, rs []*scenario.Result) {
+	fmt.Fprintf(w, "preset %s, %d runs (seeds %d..%d), %.3gs simulated each\n", rs[0].Preset, len(rs), rs[0].Seed, rs[len(rs)-1].Seed, rs[0].DurationS)
+	writeKnobDiff(w, rs[0].Knobs)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	row := func(name string, get func(r *scenario.Result) float64) {
+		xs := make([]float64, len(rs))
+		for i, r := range rs {
+			xs[i] = get(r)
+		}
+		mean, sd := scenario.MeanStdev(xs)
+		pct := 0.0
+		if mean != 0 {
+			pct = 100 * sd / mean
+		}
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t\n", name, mean, sd, pct)
+	}
+	for wi, wl := range rs[0].Workloads {
+		fmt.Fprintf(w, "\nworkload %s\n", wl.Name)
+		fmt.Fprintf(tw, "metric\tmean\tstdev\t%%stdev\t\n")
+		lat := func(f func(s histo.Summary) int64) func(r *scenario.Result) float64 {
+			return func(r *scenario.Result) float64 { return float64(f(r.Workloads[wi].WakeupLatencyUS)) }
+		}
+		row("p50 (usec)", lat(func(s histo.Summary) int64 { return s.P50 }))
+		row("p75", lat(func(s histo.Summary) int64 { return s.P75 }))
+		row("p90", lat(func(s histo.Summary) int64 { return s.P90 }))
+		row("p95", lat(func(s histo.Summary) int64 { return s.P95 }))
+		row("p99", lat(func(s histo.Summary) int64 { return s.P99 }))
+		row("p99.5", lat(func(s histo.Summary) int64 { return s.P995 }))
+		row("p99.9", lat(func(s histo.Summary) int64 { return s.P999 }))
+		if wl.ThroughputOpsS != nil {
+			row("ops/s", func(r *scenario.Result) float64 {
+				if v := r.Workloads[wi].ThroughputOpsS; v != nil {
+					return *v
+				}
+				return 0
+			})
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(tw, "metric\tmean\tstdev\t%%stdev\t\n")
+	row("probes/select_idle_cpu", func(r *scenario.Result) float64 { return r.Search.ProbesMean })
+	row("probes/wakeup", func(r *scenario.Result) float64 { return r.Search.ProbesPerWakeup })
+	row("placed busy %", func(r *scenario.Result) float64 { return r.Search.PlacedBusyPct })
+	row("cpu busy %", func(r *scenario.Result) float64 { return r.CPUBusyPct })
+	tw.Flush()
+}
+
+// writeSchbench prints each workload's wakeup latencies in the layout of
+// the 2016–2020 schbench generation the 2019 tables came from (percentiles
+// 50…99.9 with one decimal, the p99 line starred, then min/max), so scripts
+// that parse schbench output work unchanged.
+func writeSchbench(w io.Writer, r *scenario.Result) {
+	for _, wl := range r.Workloads {
+		if wl.WakeupLatencyUS.Count == 0 {
+			continue
+		}
+		l := wl.WakeupLatencyUS
+		fmt.Fprintln(w, "Latency percentiles (usec)")
+		lines := []struct {
+			p    float64
+			v    int64
+			star bool
+		}{{50, l.P50, false}, {75, l.P75, false}, {90, l.P90, false}, {95, l.P95, false},
+			{99, l.P99, true}, {99.5, l.P995, false}, {99.9, l.P999, false}}
+		for _, ln := range lines {
+			star := ""
+			if ln.star {
+				star = "*"
+			}
+			fmt.Fprintf(w, "\t%s%2.1fth: %d\n", star, ln.p, ln.v)
+		}
+		fmt.Fprintf(w, "\tmin=%d, max=%d\n", l.Min, l.Max)
+	}
+}
+
+// runWithTrace runs one simulation while streaming a Chrome/Perfetto trace.
+func runWithTrace(cfg scenario.Config, path string) (*scenario.Result, error) {
+	sim, err := cfg.Build()
+	if err != nil {
+		return nil, err
+	}
+	fh, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	tr := trace.Attach(sim, fh)
+	start := time.Now()
+	sim.RunUntil(cfg.Duration)
+	wall := time.Since(start).Seconds()
+	if err := tr.Close(); err != nil {
+		fh.Close()
+		return nil, fmt.Errorf("trace %s: %v", path, err)
+	}
+	if err := fh.Close(); err != nil {
+		return nil, err
+	}
+	return scenario.Summarize(&cfg, sim, wall), nil
+}

@@ -1,0 +1,298 @@
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"runtime"
+	"strconv"
+	"sync"
+
+	json "github.com/goccy/go-json"
+)
+
+// RunMany runs the config with seeds Seed, Seed+1, … Seed+runs-1 and
+// returns the individual results in seed order.
+func RunMany(c Config, runs int) ([]*Result, error) {
+	if runs < 1 || runs > MaxRuns {
+		return nil, fmt.Errorf("runs %d out of range (allowed: 1..%d)", runs, MaxRuns)
+	}
+	results := make([]*Result, runs)
+	errs := make([]error, runs)
+	// Runs are independent simulations: run them on all cores. Each is
+	// deterministic, so the order of completion does not matter.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := 0; i < runs; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			ci := c
+			ci.Seed = c.Seed + uint64(i)
+			results[i], errs[i] = Run(ci)
+		}(i)
+	}
+	wg.Wait()
+	for i, r := range results {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		r.Runs = runs
+	}
+	return results, nil
+}
+
+// Aggregate returns the JSON of several runs of one config: the shape of a
+// single result, except that every measured number becomes
+// {"mean":…,"stdev":…} (sample standard deviation) and "seed" becomes
+// "seeds", the list used.
+func Aggregate(results []*Result) ([]byte, error) {
+	if len(results) == 0 {
+		return nil, fmt.Errorf("no results to aggregate")
+	}
+	var trees []*node
+	for _, r := range results {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		t, err := parseOrdered(b)
+		if err != nil {
+			return nil, err
+		}
+		trees = append(trees, t)
+	}
+	agg := aggregate(trees, "")
+	for i, k := range agg.keys {
+		if k == "seed" {
+			seeds := &node{kind: nArray}
+			for _, r := range results {
+				seeds.elems = append(seeds.elems, &node{kind: nNumber, raw: strconv.FormatUint(r.Seed, 10)})
+			}
+			agg.keys[i], agg.vals[i] = "seeds", seeds
+		}
+	}
+	var buf bytes.Buffer
+	agg.write(&buf, "")
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
+}
+
+// Fields that describe the run rather than measure it stay as they are.
+var configFields = map[string]bool{
+	"preset": true, "machine": true, "runs": true, "duration_s": true, "knobs": true,
+	"name": true, "kind": true, "tasks": true,
+}
+
+type nodeKind int
+
+const (
+	nNull nodeKind = iota
+	nBool
+	nNumber
+	nString
+	nArray
+	nObject
+)
+
+// node is a JSON value that keeps object key order.
+type node struct {
+	kind  nodeKind
+	raw   string // number, string (quoted), bool literal
+	keys  []string
+	vals  []*node
+	elems []*node
+}
+
+func parseOrdered(b []byte) (*node, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return readNode(dec)
+}
+
+func readNode(dec *json.Decoder) (*node, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		switch v {
+		case '{':
+			n := &node{kind: nObject}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				val, err := readNode(dec)
+				if err != nil {
+					return nil, err
+				}
+				n.keys = append(n.keys, kt.(string))
+				n.vals = append(n.vals, val)
+			}
+			_, err := dec.Token()
+			return n, err
+		case '[':
+			n := &node{kind: nArray}
+			for dec.More() {
+				val, err := readNode(dec)
+				if err != nil {
+					return nil, err
+				}
+				n.elems = append(n.elems, val)
+			}
+			_, err := dec.Token()
+			return n, err
+		}
+	case json.Number:
+		return &node{kind: nNumber, raw: v.String()}, nil
+	case string:
+		q, _ := json.Marshal(v)
+		return &node{kind: nString, raw: string(q)}, nil
+	case bool:
+		return &node{kind: nBool, raw: strconv.FormatBool(v)}, nil
+	case nil:
+		return &node{kind: nNull}, nil
+	}
+	return nil, fmt.Errorf("unexpected JSON token %v", tok)
+}
+
+// aggregate merges same-shaped trees: numbers become mean/stdev objects.
+func aggregate(ts []*node, key string) *node {
+	first := ts[0]
+	if configFields[key] {
+		return first
+	}
+	switch first.kind {
+	case nNumber:
+		xs := make([]float64, 0, len(ts))
+		for _, t := range ts {
+			if t.kind != nNumber {
+				return &node{kind: nNull}
+			}
+			x, _ := strconv.ParseFloat(t.raw, 64)
+			xs = append(xs, x)
+		}
+		mean, sd := meanStdev(xs)
+		return &node{kind: nObject, keys: []string{"mean", "stdev"},
+			vals: []*node{num(mean), num(sd)}}
+	case nObject:
+		out := &node{kind: nObject}
+		for i, k := range first.keys {
+			var col []*node
+			for _, t := range ts {
+				col = append(col, t.get(k, first.vals[i]))
+			}
+			out.keys = append(out.keys, k)
+			out.vals = append(out.vals, aggregate(col, k))
+		}
+		return out
+	case nArray:
+		n := 0
+		for _, t := range ts {
+			n = max(n, len(t.elems))
+		}
+		out := &node{kind: nArray}
+		for i := 0; i < n; i++ {
+			var col []*node
+			for _, t := range ts {
+				if i < len(t.elems) {
+					col = append(col, t.elems[i])
+				} else {
+					col = append(col, &node{kind: nNumber, raw: "0"})
+				}
+			}
+			out.elems = append(out.elems, aggregate(col, ""))
+		}
+		return out
+	case nNull:
+		for _, t := range ts {
+			if t.kind != nNull {
+				return aggregate(nonNull(ts), key)
+			}
+		}
+	}
+	return first
+}
+
+func nonNull(ts []*node) []*node {
+	var out []*node
+	for _, t := range ts {
+		if t.kind != nNull {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (n *node) get(k string, def *node) *node {
+	for i, kk := range n.keys {
+		if kk == k {
+			return n.vals[i]
+		}
+	}
+	return def
+}
+
+func num(x float64) *node {
+	return &node{kind: nNumber, raw: strconv.FormatFloat(round(x, 3), 'f', -1, 64)}
+}
+
+func meanStdev(xs []float64) (float64, float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+// MeanStdev returns the mean and sample standard deviation.
+func MeanStdev(xs []float64) (float64, float64) { return meanStdev(xs) }
+
+func (n *node) write(b *bytes.Buffer, indent string) {
+	switch n.kind {
+	case nNull:
+		b.WriteString("null")
+	case nBool, nNumber, nString:
+		b.WriteString(n.raw)
+	case nArray:
+		b.WriteByte('[')
+		for i, e := range n.elems {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			e.write(b, indent)
+		}
+		b.WriteByte(']')
+	case nObject:
+		b.WriteString("{\n")
+		in := indent + "  "
+		for i, k := range n.keys {
+			q, _ := json.Marshal(k)
+			b.WriteString(in)
+			b.Write(q)
+			b.WriteString(": ")
+			n.vals[i].write(b, in)
+			if i < len(n.keys)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString(indent + "}")
+	}
+}

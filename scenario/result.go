@@ -1,0 +1,111 @@
+package scenario
+
+import (
+	"math"
+
+	"schedplay/engine"
+	"schedplay/engine/histo"
+)
+
+// Result is the outcome of one run; its JSON field names are the contract
+// of `schedsim run --format json` (contracts.md).
+type Result struct {
+	Preset     string         `json:"preset"`
+	Machine    string         `json:"machine"`
+	Seed       uint64         `json:"seed"`
+	Runs       int            `json:"runs"`
+	DurationS  float64        `json:"duration_s"`
+	Knobs      map[string]any `json:"knobs"`
+	Workloads  []WorkloadOut  `json:"workloads"`
+	Search     SearchOut      `json:"search"`
+	Migrations MigrationsOut  `json:"migrations"`
+	Balance    engine.BalanceStats `json:"balance"`
+	CPUBusyPct float64        `json:"cpu_busy_pct"`
+	PerCPUBusy []float64      `json:"cpu_busy_pct_per_cpu"`
+	Events     int64          `json:"events"`
+	SimWallS   float64        `json:"sim_wall_s"`
+}
+
+// WorkloadOut is one workload's metrics.
+type WorkloadOut struct {
+	Name            string        `json:"name"`
+	Kind            string        `json:"kind"`
+	Tasks           int           `json:"tasks"`
+	WakeupLatencyUS histo.Summary `json:"wakeup_latency_us"`
+	// ThroughputOpsS is completed operations per simulated second (null
+	// when the workload counts none); CompletionS the time it finished
+	// (null when it did not finish or never finishes).
+	ThroughputOpsS *float64 `json:"throughput_ops_s"`
+	CompletionS    *float64 `json:"completion_s"`
+}
+
+// SearchOut is the idle-search summary.
+type SearchOut struct {
+	Wakeups            int64            `json:"wakeups"`
+	SelectIdleCPUCalls int64            `json:"select_idle_cpu_calls"`
+	ProbesMean         float64          `json:"probes_mean"`
+	ProbesMax          int64            `json:"probes_max"`
+	FoundIdlePct       float64          `json:"found_idle_pct"`
+	PlacedBusyPct      float64          `json:"placed_busy_pct"`
+	ProbesPerWakeup    float64          `json:"probes_per_wakeup"`
+	CutShort           int64            `json:"sis_prop_cut_short"`
+	SearchTimeUS       float64          `json:"search_time_us"`
+	IdleCoreCleared    int64            `json:"has_idle_cores_cleared"`
+	StageCalls         map[string]int64 `json:"stage_calls"`
+	ProbesHist         []int64          `json:"probes_hist"`
+}
+
+// MigrationsOut counts migrations by distance.
+type MigrationsOut = engine.MigrationStats
+
+// Summarize reads a finished simulation into a Result. wallS is the wall
+// time the run took (the only number that differs between identical runs).
+func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
+	dur := float64(sim.Now()) / float64(engine.Second)
+	r := &Result{
+		Preset: c.Preset, Machine: sim.Topology().Spec.Name, Seed: c.Seed, Runs: 1,
+		DurationS: dur, Knobs: sim.Knobs().Map(), Events: sim.Events(), SimWallS: round(wallS, 3),
+		Migrations: sim.Migrations(), Balance: sim.Balance(),
+	}
+	if r.Preset == "" {
+		r.Preset = r.Machine
+	}
+	for _, w := range sim.Workloads() {
+		wo := WorkloadOut{Name: w.Name, Kind: w.Kind, Tasks: w.Tasks, WakeupLatencyUS: w.WakeupLatency}
+		wo.WakeupLatencyUS.Mean = round(wo.WakeupLatencyUS.Mean, 2)
+		if w.Ops > 0 && dur > 0 {
+			v := round(float64(w.Ops)/dur, 3)
+			wo.ThroughputOpsS = &v
+		}
+		if w.DoneAt >= 0 {
+			v := float64(w.DoneAt) / float64(engine.Second)
+			wo.CompletionS = &v
+		}
+		r.Workloads = append(r.Workloads, wo)
+	}
+	s := sim.Search()
+	r.Search = SearchOut{
+		Wakeups: s.Wakeups, SelectIdleCPUCalls: s.SelectIdleCPUCalls, ProbesMean: round(s.ProbesMean, 3),
+		ProbesMax: s.ProbesMax, FoundIdlePct: round(s.FoundIdlePct, 2), PlacedBusyPct: round(s.PlacedBusyPct, 2),
+		ProbesPerWakeup: round(s.ProbesPerWakeup, 3), CutShort: s.CutShort,
+		SearchTimeUS: round(float64(s.SearchTimeNS)/1000, 3), IdleCoreCleared: s.IdleCoreCleared,
+		StageCalls: s.StageCalls, ProbesHist: s.ProbesHist,
+	}
+	busy := sim.CPUBusyPct()
+	total := 0.0
+	for i, b := range busy {
+		busy[i] = round(b, 2)
+		total += b
+	}
+	r.PerCPUBusy = busy
+	if len(busy) > 0 {
+		r.CPUBusyPct = round(total/float64(len(busy)), 2)
+	}
+	return r
+}
+
+// round keeps n decimals so JSON output is short and stable.
+func round(x float64, n int) float64 {
+	p := math.Pow(10, float64(n))
+	return math.Round(x*p) / p
+}

@@ -1,0 +1,156 @@
+// Package scenario turns a run description (machine preset, workloads, knob
+// settings, seed, duration) into a simulation and its results. The command
+// line, the browser build and the share links all describe runs this way,
+// so a run reproduces identically wherever it is started.
+package scenario
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"schedplay/engine"
+	"schedplay/engine/knob"
+	"schedplay/engine/machine"
+	"schedplay/engine/workload"
+	"schedplay/presets"
+)
+
+// Limits on a run, so a hostile request cannot take unbounded time.
+const (
+	MaxDuration  = 3600 * engine.Second
+	MaxRuns      = 100
+	MaxWorkloads = 16
+)
+
+// Config describes one run.
+type Config struct {
+	// Preset names an embedded machine preset; Machine, when set, is a
+	// custom machine used instead (Preset is then only a label).
+	Preset  string
+	Machine *machine.Spec
+	// Workloads are specs like "schbench:m=2,t=22".
+	Workloads []string
+	// Knobs are "NAME=VALUE" settings applied over the machine's defaults.
+	Knobs    []string
+	Seed     uint64
+	Duration int64 // ns
+	// Debug checks engine invariants after every event.
+	Debug bool
+}
+
+// Machine returns the machine spec the config runs on.
+func (c *Config) machineSpec() (*machine.Spec, error) {
+	if c.Machine != nil {
+		return c.Machine, nil
+	}
+	if c.Preset == "" {
+		return nil, fmt.Errorf("no preset given (valid presets: %s)", strings.Join(presetNames(), ", "))
+	}
+	return presets.Machine(c.Preset)
+}
+
+func presetNames() []string {
+	var out []string
+	for _, m := range presets.Machines() {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+// KnobValues resolves the knob table defaults, then the machine's cost
+// values, then the config's settings.
+func KnobValues(spec *machine.Spec, sets []string) (knob.Values, error) {
+	k := knob.Defaults()
+	for name, v := range spec.Costs {
+		id, ok := knob.Lookup(name)
+		if !ok {
+			return k, fmt.Errorf("machine %s: %v", spec.Name, knob.UnknownError(name))
+		}
+		if err := k.SetValue(id, v); err != nil {
+			return k, fmt.Errorf("machine %s: %v", spec.Name, err)
+		}
+	}
+	for _, set := range sets {
+		name, val, ok := strings.Cut(set, "=")
+		if !ok {
+			return k, fmt.Errorf("knob setting %q is not NAME=VALUE", set)
+		}
+		if err := k.Set(strings.TrimSpace(name), val); err != nil {
+			return k, err
+		}
+	}
+	return k, nil
+}
+
+// Validate checks everything that can be checked before building.
+func (c *Config) Validate() error {
+	if c.Duration <= 0 || c.Duration > MaxDuration {
+		return fmt.Errorf("duration %v out of range (allowed: 1ns..%v)", time.Duration(c.Duration), time.Duration(MaxDuration))
+	}
+	if len(c.Workloads) > MaxWorkloads {
+		return fmt.Errorf("%d workloads (limit %d)", len(c.Workloads), MaxWorkloads)
+	}
+	for _, w := range c.Workloads {
+		if _, err := workload.Parse(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Check validates the whole config against its machine without building
+// the simulation: every error here is a problem with the input.
+func (c *Config) Check() (*machine.Topology, knob.Values, error) {
+	if err := c.Validate(); err != nil {
+		return nil, knob.Values{}, err
+	}
+	spec, err := c.machineSpec()
+	if err != nil {
+		return nil, knob.Values{}, err
+	}
+	tp, err := machine.Build(spec)
+	if err != nil {
+		return nil, knob.Values{}, fmt.Errorf("machine %s: %v", spec.Name, err)
+	}
+	k, err := KnobValues(spec, c.Knobs)
+	if err != nil {
+		return nil, k, err
+	}
+	for _, w := range c.Workloads {
+		if err := workload.Check(w, tp.NCPU); err != nil {
+			return nil, k, err
+		}
+	}
+	return tp, k, nil
+}
+
+// Build creates the simulation with its workloads at time zero.
+func (c *Config) Build() (*engine.Sim, error) {
+	tp, k, err := c.Check()
+	if err != nil {
+		return nil, err
+	}
+	sim, err := engine.New(engine.Config{Machine: tp, Knobs: k, Seed: c.Seed, Debug: c.Debug})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range c.Workloads {
+		if _, err := workload.Add(sim, w, ""); err != nil {
+			return nil, err
+		}
+	}
+	return sim, nil
+}
+
+// Run builds the simulation, runs it for the duration and summarises it.
+func Run(c Config) (*Result, error) {
+	sim, err := c.Build()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	sim.RunUntil(c.Duration)
+	wall := time.Since(start).Seconds()
+	return Summarize(&c, sim, wall), nil
+}
