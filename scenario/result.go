@@ -10,20 +10,20 @@ import (
 // Result is the outcome of one run; its JSON field names are the contract
 // of `schedsim run --format json` (contracts.md).
 type Result struct {
-	Preset     string         `json:"preset"`
-	Machine    string         `json:"machine"`
-	Seed       uint64         `json:"seed"`
-	Runs       int            `json:"runs"`
-	DurationS  float64        `json:"duration_s"`
-	Knobs      map[string]any `json:"knobs"`
-	Workloads  []WorkloadOut  `json:"workloads"`
-	Search     SearchOut      `json:"search"`
-	Migrations MigrationsOut  `json:"migrations"`
+	Preset     string              `json:"preset"`
+	Machine    string              `json:"machine"`
+	Seed       uint64              `json:"seed"`
+	Runs       int                 `json:"runs"`
+	DurationS  float64             `json:"duration_s"`
+	Knobs      map[string]any      `json:"knobs"`
+	Workloads  []WorkloadOut       `json:"workloads"`
+	Search     SearchOut           `json:"search"`
+	Migrations MigrationsOut       `json:"migrations"`
 	Balance    engine.BalanceStats `json:"balance"`
-	CPUBusyPct float64        `json:"cpu_busy_pct"`
-	PerCPUBusy []float64      `json:"cpu_busy_pct_per_cpu"`
-	Events     int64          `json:"events"`
-	SimWallS   float64        `json:"sim_wall_s"`
+	CPUBusyPct float64             `json:"cpu_busy_pct"`
+	PerCPUBusy []float64           `json:"cpu_busy_pct_per_cpu"`
+	Events     int64               `json:"events"`
+	SimWallS   float64             `json:"sim_wall_s"`
 }
 
 // WorkloadOut is one workload's metrics.
