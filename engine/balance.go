@@ -125,7 +125,13 @@ func (s *Sim) rebalanceDomains(c *cpu, it idleType) {
 // nohzBalancerKick lets a busy CPU with waiting tasks wake an idle CPU to
 // balance on behalf of all tickless idle CPUs whose balance is due.
 func (s *Sim) nohzBalancerKick(c *cpu) {
-	if s.now < s.nohzNext || c.nr < 2 {
+	if s.now < s.nohzNext {
+		return
+	}
+	// Kick when this CPU has tasks waiting, or when its LLC has more than
+	// one busy CPU (packed SMT cores may be spread, or load moved to a
+	// less loaded LLC).
+	if c.nr < 2 && s.llcBusyCPUs(c.id) < 2 {
 		return
 	}
 	next := s.now + 60*Second
@@ -144,6 +150,19 @@ func (s *Sim) nohzBalancerKick(c *cpu) {
 		next = s.now + s.tickNS
 	}
 	s.nohzNext = max(next, s.now+s.tickNS)
+}
+
+// llcBusyCPUs is sd_llc_shared->nr_busy_cpus: the CPUs of cpu's LLC that
+// are running something.
+func (s *Sim) llcBusyCPUs(cpu int) int {
+	n := 0
+	span := s.topo.LLCOf(cpu)
+	for id := span.First(); id >= 0; id = span.Next(id + 1) {
+		if s.cpus[id].curr != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // shouldWeBalance: for periodic balance only the first idle CPU of the

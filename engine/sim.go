@@ -362,3 +362,34 @@ func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
 	s.checkPreemptNew(c, t)
 	return t.ID, nil
 }
+
+// SetAffinity changes task id's allowed CPUs (sched_setaffinity). A task
+// queued or running on a CPU it may no longer use is moved at once to the
+// first allowed CPU of its LLC (else of the machine); a running one is
+// pushed off by the stopper at its CPU's next switch.
+func (s *Sim) SetAffinity(id TaskID, allowed cpumask.Mask) error {
+	if int(id) < 0 || int(id) >= len(s.tasks) {
+		return fmt.Errorf("engine: no task %d", id)
+	}
+	if allowed.Len() != s.topo.NCPU || allowed.Empty() {
+		return fmt.Errorf("engine: affinity mask must name at least one of the %d CPUs", s.topo.NCPU)
+	}
+	t := s.tasks[id]
+	t.allowed = allowed.Clone()
+	if t.cpu < 0 || t.allowed.Test(t.cpu) {
+		return nil
+	}
+	src := s.cpus[t.cpu]
+	dst := s.cpus[s.fallbackCPU(t, t.cpu)]
+	switch t.state {
+	case TaskRunnable:
+		s.detachQueued(src, t)
+		s.attachQueued(dst, t)
+		s.wakeForPulled(dst, t)
+	case TaskRunning:
+		src.pushTo = dst.id
+		src.needResched = true
+		s.kick(src, s.now)
+	}
+	return nil
+}
