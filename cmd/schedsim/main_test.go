@@ -194,3 +194,21 @@ func TestWasmBuildMatchesNative(t *testing.T) {
 		}
 	}
 }
+
+// The README's knob table is generated from the knob table; this keeps
+// them in sync (regenerate with `go run ./cmd/schedsim knobs --format markdown`).
+func TestReadmeKnobTableIsCurrent(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- knobs:begin -->\n", "<!-- knobs:end -->"
+	s := string(readme)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("README lacks the %q ... %q markers", begin, end)
+	}
+	if got, want := s[i+len(begin):j], knobMarkdown(); got != want {
+		t.Fatalf("README knob table is stale; replace it with the output of `go run ./cmd/schedsim knobs --format markdown`")
+	}
+}

@@ -48,8 +48,18 @@ func cmdPresets(args []string, w io.Writer) error {
 }
 
 func cmdKnobs(args []string, w io.Writer) error {
-	if err := parseFlags(newFlagSet("knobs", io.Discard), args); err != nil {
+	fs := newFlagSet("knobs", io.Discard)
+	format := fs.String("format", "text", "text or markdown (the README's knob table)")
+	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	switch *format {
+	case "markdown":
+		fmt.Fprint(w, knobMarkdown())
+		return nil
+	case "text":
+	default:
+		return usagef("--format %q not allowed (allowed: text, markdown)", *format)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTYPE\tGROUP\tDEFAULT\tRANGE\tDOC")
@@ -57,6 +67,17 @@ func cmdKnobs(args []string, w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Kind, d.Group, d.Format(d.Default), d.Allowed(), d.Doc)
 	}
 	return tw.Flush()
+}
+
+// knobMarkdown renders the knob table for the README.
+func knobMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| knob | type | group | default | range | what it does |\n|---|---|---|---|---|---|\n")
+	for _, d := range knob.Table() {
+		esc := func(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", d.Name, d.Kind, d.Group, esc(d.Format(d.Default)), esc(d.Allowed()), esc(d.Doc))
+	}
+	return b.String()
 }
 
 func cmdWorkloads(args []string, w io.Writer) error {
