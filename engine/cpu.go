@@ -365,7 +365,6 @@ func (s *Sim) schedule(c *cpu) {
 		s.settle(c)
 		s.updateCurr(c)
 		s.account(c)
-		prev.lastRanAt = prev.execStart
 		c.curr = nil
 		if prev.state == TaskRunning {
 			prev.state = TaskRunnable
@@ -442,7 +441,6 @@ func (s *Sim) setCurr(c *cpu, t *Task) {
 		t.penaltyLeft += s.migrationPenalty(d)
 	}
 	t.lastRanCPU = c.id
-	t.runningFrom = s.now
 }
 
 func (s *Sim) migrationPenalty(d machine.Distance) int64 {

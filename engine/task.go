@@ -182,10 +182,8 @@ type Task struct {
 	sleepTimer  bool  // the task's timer slot is a sleep (vs an activation)
 
 	// Latency measurement.
-	wokenAt     int64 // start of the current wakeup latency, -1 when none
-	lastRanCPU  int
-	lastRanAt   int64 // exec_start of the last time it ran (cache-hot check)
-	runningFrom int64 // start of the current run on a CPU
+	wokenAt    int64 // start of the current wakeup latency, -1 when none
+	lastRanCPU int
 
 	// Fair class.
 	vruntime      int64
@@ -203,6 +201,13 @@ type Task struct {
 	migrations int64
 	wakeups    int64
 }
+
+// Migrations is how many times the task started running on another CPU
+// than the one it last ran on.
+func (t *Task) Migrations() int64 { return t.migrations }
+
+// Wakeups is how many times the task was woken.
+func (t *Task) Wakeups() int64 { return t.wakeups }
 
 // State returns the task's state.
 func (t *Task) State() TaskState { return t.state }
