@@ -55,6 +55,9 @@ type groupStats struct {
 // onTick is scheduler_tick on a busy CPU.
 func (s *Sim) onTick(c *cpu) {
 	if c.curr == nil {
+		if c.smtHeld {
+			s.schedule(c) // wake_priority_sleeper: re-check the hold
+		}
 		return
 	}
 	s.q.schedule(s.topo.NCPU+c.id, s.now+s.tickNS)
@@ -223,6 +226,14 @@ func (s *Sim) loadBalance(c *cpu, di int, it idleType, cont *bool) int {
 		s.balanced(ds, dom, it)
 		return 0
 	}
+	if it != cpuNewlyIdle && di == s.topo.LLCDomainIdx[c.id] {
+		// SIS_UTIL: the LLC-level periodic balance refreshes the scan depth.
+		sum := int64(0)
+		for i := range groups {
+			sum += groups[i].util
+		}
+		s.llcs[s.topo.LLC[c.id]].nrIdleScan = nrIdleScan(sum, int64(dom.Span.Weight()), dom.ImbalancePct)
+	}
 	busiest := -1
 	for i := range groups {
 		if i == localIdx || groups[i].nr == 0 {
@@ -271,6 +282,17 @@ func (s *Sim) loadBalance(c *cpu, di int, it idleType, cont *bool) int {
 		ds.balanceIntervalMS *= 2
 	}
 	return 0
+}
+
+// nrIdleScan is update_idle_cpu_scan (kernel-reference.md §1.7): the
+// number of CPUs select_idle_cpu may probe, from the LLC's summed
+// utilisation (0..1024 per CPU): 0 once per-CPU utilisation reaches
+// 1024·100/pct (85.5% at imbalance_pct 117).
+func nrIdleScan(sumUtil, llcWeight, pct int64) int64 {
+	x := sumUtil / llcWeight
+	t := min(x*x*pct*pct/(10000*1024), 1024)
+	y := 1024 - t
+	return y * llcWeight / 1024
 }
 
 // balanced is the out_balanced path.
@@ -450,8 +472,8 @@ func (s *Sim) detachAttach(src, dst *cpu, dom *machine.Domain, ds *domState, mt 
 		case migrateTask:
 			imbalance--
 		}
-		s.detachQueued(src, t)
-		s.attachQueued(dst, t)
+		s.detachQueued(src, t, dst)
+		s.attachQueued(dst, t, dst)
 		moved++
 		if it != cpuNewlyIdle {
 			s.wakeForPulled(dst, t)
@@ -504,7 +526,7 @@ func (s *Sim) taskHot(t *Task, src, dst *cpu, dom *machine.Domain) bool {
 // newidleBalance is idle_balance(): a CPU about to go idle tries to pull
 // work, level by level, while its expected idle time covers the cost. It
 // returns the CPU time the balancing took.
-func (s *Sim) newidleBalance(c *cpu) int64 {
+func (s *Sim) newidleBalance(c *cpu, skipLLC bool) int64 {
 	if c.avgIdle < s.k.Get(knob.SchedMigrationCost) || !s.overloaded {
 		return 0
 	}
@@ -512,6 +534,9 @@ func (s *Sim) newidleBalance(c *cpu) int64 {
 	cont := true
 	for i, dom := range c.domains() {
 		ds := &c.doms[i]
+		if skipLLC && dom.ShareLLC {
+			continue // the shared runqueue already covered the LLC
+		}
 		if c.avgIdle < cost+ds.maxNewidleLBCost {
 			break
 		}

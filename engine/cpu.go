@@ -47,7 +47,11 @@ type cpu struct {
 	// Load balancing.
 	nextBalance int64
 	doms        []domState
-	pushTo      int // active balance: push curr to this CPU at the next switch, or -1
+	pushTo      int  // active balance: push curr to this CPU at the next switch, or -1
+	smtHeld     bool // SMT_NICE holds queued work back: idle, re-checking each tick
+	// pendingOverhead is CPU time an idle CPU owes (e.g. shared-runqueue
+	// lock work); the next task it switches to pays it first.
+	pendingOverhead int64
 
 	// Accounting.
 	busyNS, idleNS int64
@@ -372,17 +376,28 @@ func (s *Sim) schedule(c *cpu) {
 				s.pushCurr(c, prev, s.cpus[c.pushTo])
 			} else {
 				s.treeInsert(c, prev)
+				if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll {
+					s.srqPush(prev, c)
+				}
 			}
 		}
 		c.pushTo = -1
 	}
 	c.needResched = false
 	next := s.pickNext(c)
+	if next != nil && s.smtPresent && s.k.On(knob.SMT_NICE) && s.dependentSleeper(c, next) {
+		s.holdIdle(c, prev)
+		return
+	}
 	overhead := int64(0)
 	if next == nil {
 		c.idleStamp = s.now
-		if s.k.On(knob.LB_NEWIDLE) {
-			overhead = s.newidleBalance(c)
+		if s.srqOn() && s.overloaded && s.srqPop(c) != nil {
+			next = s.pickNext(c)
+			c.idleStamp = 0
+		}
+		if next == nil && s.k.On(knob.LB_NEWIDLE) {
+			overhead = s.newidleBalance(c, s.srqOn())
 			next = s.pickNext(c)
 		}
 	}
@@ -395,9 +410,15 @@ func (s *Sim) schedule(c *cpu) {
 				s.hooks.OnSwitch(c.id, prev, nil)
 			}
 		}
+		c.smtHeld = false
+		c.pendingOverhead = 0 // paid out of idle time
+		if s.smtPresent && s.k.On(knob.SMT_NICE) {
+			s.wakeSleepingDependent(c)
+		}
 		return
 	}
 	s.treeRemove(c, next)
+	s.srqRemove(next, c)
 	if prev == nil {
 		s.leaveIdle(c)
 	}
@@ -409,11 +430,27 @@ func (s *Sim) schedule(c *cpu) {
 			s.hooks.OnSwitch(c.id, prev, next)
 		}
 	}
-	next.switchLeft += overhead
+	next.switchLeft += overhead + c.pendingOverhead
+	c.pendingOverhead = 0
 	c.segStart = s.now
 	c.rate = s.smtRate(c)
 	s.coreChanged(c)
 	s.continueTask(c)
+}
+
+// holdIdle idles c although it has queued work (SMT_NICE), keeping a tick
+// to re-check.
+func (s *Sim) holdIdle(c *cpu, prev *Task) {
+	s.q.cancel(c.id)
+	if prev != nil {
+		s.enterIdle(c)
+		s.coreChanged(c)
+		if s.hooks.OnSwitch != nil {
+			s.hooks.OnSwitch(c.id, prev, nil)
+		}
+	}
+	c.smtHeld = true
+	s.q.schedule(s.topo.NCPU+c.id, (s.now/s.tickNS+1)*s.tickNS)
 }
 
 // pushCurr is the active-balance stopper: the task c just stopped running
@@ -421,7 +458,7 @@ func (s *Sim) schedule(c *cpu) {
 func (s *Sim) pushCurr(c *cpu, t *Task, dst *cpu) {
 	s.accountDequeue(c, t)
 	t.vruntime -= c.minVruntime
-	s.attachQueued(dst, t)
+	s.attachQueued(dst, t, c)
 	s.wakeForPulled(dst, t)
 }
 
@@ -476,6 +513,7 @@ func (s *Sim) enterIdle(c *cpu) {
 // leaveIdle is the transition out of idle.
 func (s *Sim) leaveIdle(c *cpu) {
 	c.account(s.now)
+	c.smtHeld = false
 	d := s.now - c.idleSince
 	c.idlePredictNS += (d - c.idlePredictNS) / 8
 	// The tick restarts, aligned to the jiffy boundary.

@@ -46,6 +46,7 @@ func (s *Sim) updateCurr(c *cpu) {
 	}
 	t.execStart = s.now
 	t.sumExec += delta
+	s.chargeO1Slice(t, delta)
 	if t.state == TaskRunning {
 		t.vruntime += calcDeltaFair(delta, t.weight)
 		s.updateMinVruntime(c)
@@ -168,6 +169,9 @@ func (s *Sim) enqueueNew(c *cpu, t *Task) {
 	t.cpu = c.id
 	s.treeInsert(c, t)
 	s.accountEnqueue(c, t)
+	if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll {
+		s.srqPush(t, c)
+	}
 }
 
 // enqueueWakeup puts a woken task on c, renormalising its vruntime if it
@@ -198,8 +202,10 @@ func (s *Sim) dequeueCurr(c *cpu, t *Task, state TaskState) {
 }
 
 // detachQueued removes a queued (not running) task from c for migration,
-// normalising its vruntime to be relative to c's min_vruntime.
-func (s *Sim) detachQueued(c *cpu, t *Task) {
+// normalising its vruntime to be relative to c's min_vruntime. payer is the
+// CPU doing the migration.
+func (s *Sim) detachQueued(c *cpu, t *Task, payer *cpu) {
+	s.srqRemove(t, payer)
 	s.treeRemove(c, t)
 	s.clearBuddies(c, t)
 	s.accountDequeue(c, t)
@@ -208,13 +214,16 @@ func (s *Sim) detachQueued(c *cpu, t *Task) {
 }
 
 // attachQueued enqueues a migrated task on c.
-func (s *Sim) attachQueued(c *cpu, t *Task) {
+func (s *Sim) attachQueued(c *cpu, t *Task, payer *cpu) {
 	s.updateCurr(c)
 	t.vruntime += c.minVruntime
 	t.state = TaskRunnable
 	t.cpu = c.id
 	s.treeInsert(c, t)
 	s.accountEnqueue(c, t)
+	if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll {
+		s.srqPush(t, payer)
+	}
 }
 
 // wakeupPreemptEntity is wakeup_preempt_entity: 1 when se leads curr by
@@ -226,6 +235,27 @@ func (s *Sim) wakeupPreemptEntity(curr, se *Task) int {
 		return -1
 	}
 	if vdiff > calcDeltaFair(s.wakeupGranNS, se.weight) {
+		return 1
+	}
+	return 0
+}
+
+// wakeupPreemptLatency is the wakeup-preemption test, with LN_PREEMPT's
+// latency-nice bias: the vruntime lead a wakee needs shrinks by
+// sched_latency/20 per step its latency-nice is below the current task's
+// (and grows when above), so -20 against 0 lends a whole latency. The
+// scale follows Vincent Guittot's latency offset (latency_nice ×
+// sched_latency / 20); applied to both signs as PeterZ described.
+func (s *Sim) wakeupPreemptLatency(curr, p *Task) int {
+	if !s.k.On(knob.LN_PREEMPT) {
+		return s.wakeupPreemptEntity(curr, p)
+	}
+	bias := int64(curr.LatencyNice-p.LatencyNice) * s.latencyNS / 20
+	vdiff := curr.vruntime - p.vruntime + bias
+	if vdiff <= 0 {
+		return -1
+	}
+	if vdiff > calcDeltaFair(s.wakeupGranNS, p.weight) {
 		return 1
 	}
 	return 0
@@ -275,7 +305,7 @@ func (s *Sim) checkPreemptWakeup(c *cpu, p *Task) bool {
 	}
 	s.settle(c)
 	s.updateCurr(c)
-	if s.wakeupPreemptEntity(curr, p) == 1 {
+	if s.wakeupPreemptLatency(curr, p) == 1 {
 		c.nextBuddy = p
 		// LAST_BUDDY: with many tasks queued, try to give the CPU back to
 		// the preempted task next.

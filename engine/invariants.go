@@ -54,7 +54,7 @@ func (s *Sim) CheckInvariants() error {
 			nr++
 			w += t.weight
 			execTotal += s.now - t.execStart
-		} else if c.nr > 0 && !s.q.queued(2*s.topo.NCPU+c.id) {
+		} else if c.nr > 0 && !s.q.queued(2*s.topo.NCPU+c.id) && !(c.smtHeld && s.q.queued(s.topo.NCPU+c.id)) {
 			return fmt.Errorf("cpu %d: idle with %d queued tasks and no kick pending", c.id, c.nr)
 		}
 		if nr != c.nr || w != c.loadWeight {
@@ -85,6 +85,25 @@ func (s *Sim) CheckInvariants() error {
 				return fmt.Errorf("sleeping task %s has no timer", t.Name)
 			}
 		}
+	}
+	listed := 0
+	for llc, shards := range s.srq {
+		for idx, sh := range shards {
+			for _, t := range sh.list {
+				listed++
+				if t.state != TaskRunnable || t.srqLLC != llc || t.srqShard != idx {
+					return fmt.Errorf("shared runqueue %d/%d lists %s (%s, shard %d/%d)", llc, idx, t.Name, t.state, t.srqLLC, t.srqShard)
+				}
+			}
+		}
+	}
+	for _, t := range s.tasks {
+		if t.srqShard >= 0 {
+			listed--
+		}
+	}
+	if listed != 0 {
+		return fmt.Errorf("shared runqueue lists and task marks disagree by %d", listed)
 	}
 	if execTotal != busyTotal {
 		return fmt.Errorf("tasks received %d ns of CPU but CPUs were busy %d ns", execTotal, busyTotal)

@@ -11,6 +11,7 @@ import (
 	"schedplay/engine/cpumask"
 	"schedplay/engine/knob"
 	"schedplay/engine/machine"
+	"schedplay/presets"
 )
 
 // Wakeup-path scenario tests, written as data files under
@@ -21,18 +22,20 @@ import (
 //
 // Commands:
 //
-//	machine preset=intel|small [sockets= cores= threads= llc= numbering=] [set=(K=V,...)]
+//	machine preset=intel|small|<preset name> [sockets= cores= threads= llc= numbering=] [set=(K=V,...)]
 //	knob K=V ...              change knobs in place
 //	busy cpus=(LIST)          pin a spinning task on each CPU and let it start
 //	idle cpus=(LIST)          stop those spinning tasks
-//	task name=N prev=CPU [allowed=(LIST)] [recent=CPU] [flips=N] [nice=N]
-//	                          a sleeping task that last ran on prev
+//	task name=N prev=CPU [allowed=(LIST)] [recent=CPU] [flips=N] [nice=N] [latency_nice=N]
+//	                          a sleeping task that last ran on prev; once
+//	                          woken and enqueued it spins for good
 //	flips cpu=C n=N           set the wakee_flips of the task running on C
 //	avg cpu=C idle=NS [scan=NS]  set a CPU's avg_idle / avg_scan_cost
 //	hint llc=L [value=true|false]  show or set an LLC's has_idle_cores
 //	wake task=N waker=CPU [sync] [enqueue]
 //	                          run select_task_rq_fair from CPU waker
 //	show task=N               the task's recent_used_cpu and CPU
+//	next cpu=C                SIS_ROTATE's next_cpu[C]
 type scenario struct {
 	s     *Sim
 	tasks map[string]*Task
@@ -80,6 +83,12 @@ func (sc *scenario) run(t *testing.T, td *datadriven.TestData) (string, error) {
 		switch preset {
 		case "intel":
 			spec = intelSpec()
+		case "intel-2s-44c-88t", "power9-2s-44c-176t", "sparc-2s-16c-128t", "amd-zen3-2s-128c-256t":
+			ps, err := presets.Machine(preset)
+			if err != nil {
+				return "", err
+			}
+			spec = ps
 		case "small", "":
 			numbering, ok := argList(td, "numbering")
 			if !ok {
@@ -162,8 +171,9 @@ func (sc *scenario) run(t *testing.T, td *datadriven.TestData) (string, error) {
 		}
 		tk := &Task{ID: TaskID(len(sc.s.tasks)), Name: name, weight: NiceToWeight(argInt(t, td, "nice", 0)),
 			allowed: allowed, smtPressure: 1024, state: TaskBlocked, cpu: prev, wokenAt: -1,
-			lastRanCPU: prev, recentUsedCPU: argInt(t, td, "recent", -1), lastWakee: -1,
-			wakeeFlips: int64(argInt(t, td, "flips", 0)), prog: ProgramFunc(func(*Ctx) Action { return Block() })}
+			lastRanCPU: prev, recentUsedCPU: argInt(t, td, "recent", -1), lastWakee: -1, srqShard: -1,
+			LatencyNice: argInt(t, td, "latency_nice", 0),
+			wakeeFlips: int64(argInt(t, td, "flips", 0)), prog: ProgramFunc(func(*Ctx) Action { return Run(1 << 40) })}
 		tk.workload = int(sc.s.AddWorkload(name, "test"))
 		sc.s.tasks = append(sc.s.tasks, tk)
 		sc.s.q.grow(3*sc.s.topo.NCPU + len(sc.s.tasks))
@@ -213,6 +223,10 @@ func (sc *scenario) run(t *testing.T, td *datadriven.TestData) (string, error) {
 			out += sc.cpuLine()
 		}
 		return out, nil
+
+	case "next":
+		c := argInt(t, td, "cpu", 0)
+		return fmt.Sprintf("next_cpu[%d]=%d\n", c, sc.s.nextCPU[c]), nil
 
 	case "show":
 		name, _ := argList(td, "task")

@@ -65,6 +65,8 @@ type Sim struct {
 	smtPresent   bool
 
 	llcs       []llcShared
+	nextCPU    []int // SIS_ROTATE: per target CPU, where the last scan stopped (-1: none)
+	srq        [][]srqShard // SHARED_RUNQ: per LLC, its shards
 	overloaded bool  // root_domain->overload
 	nohzNext   int64 // nohz.next_balance
 
@@ -124,6 +126,10 @@ func New(cfg Config) (*Sim, error) {
 		s.llcs[i].nrIdleScan = int64(tp.LLCSpan[i].Weight())
 	}
 	s.scanMask = cpumask.New(tp.NCPU)
+	s.nextCPU = make([]int, tp.NCPU)
+	for i := range s.nextCPU {
+		s.nextCPU[i] = -1
+	}
 	s.trace.init(256)
 	s.stats.init(tp.NCPU)
 	s.ctx.sim = s
@@ -342,9 +348,10 @@ func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
 		Nice: spec.Nice, LatencyNice: spec.LatencyNice, weight: NiceToWeight(spec.Nice),
 		allowed: allowed, smtPressure: pressure, measureWake: spec.MeasureWakeups,
 		prog: spec.Program, state: TaskBlocked, cpu: -1, wokenAt: -1,
-		lastRanCPU: -1, recentUsedCPU: -1, lastWakee: -1,
+		lastRanCPU: -1, recentUsedCPU: -1, lastWakee: -1, srqShard: -1,
 	}
 	t.load.last, t.util.last = s.now, s.now
+	t.o1Left = s.O1Timeslice(t.Nice)
 	// New tasks start with load = weight (kernel-reference.md §3.6).
 	t.load.avg = t.weight
 	s.tasks = append(s.tasks, t)
@@ -383,8 +390,8 @@ func (s *Sim) SetAffinity(id TaskID, allowed cpumask.Mask) error {
 	dst := s.cpus[s.fallbackCPU(t, t.cpu)]
 	switch t.state {
 	case TaskRunnable:
-		s.detachQueued(src, t)
-		s.attachQueued(dst, t)
+		s.detachQueued(src, t, dst)
+		s.attachQueued(dst, t, dst)
 		s.wakeForPulled(dst, t)
 	case TaskRunning:
 		src.pushTo = dst.id

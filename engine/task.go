@@ -194,6 +194,9 @@ type Task struct {
 	wakeeFlips    int64
 	flipDecayTS   int64 // jiffies
 	lastWakee     TaskID
+	o1Left        int64  // SMT_NICE: remaining O(1) timeslice
+	srqLLC        int    // SHARED_RUNQ: the LLC and shard whose list holds the task
+	srqShard      int    // -1 when on no list
 	load          signal // runnable weight
 	util          signal // running ×1024
 

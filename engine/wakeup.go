@@ -253,7 +253,7 @@ func (s *Sim) selectIdleSibling(p *Task, prev, target int, d *Decision) (int, St
 		return target, StageNoLLC
 	}
 	llc := s.topo.Domains[target][li]
-	if s.k.On(knob.SIS_CORE) {
+	if s.k.On(knob.SIS_CORE) && !(s.k.On(knob.LN_SKIP_CORE) && p.LatencyNice > 0) {
 		if c := s.selectIdleCore(p, llc, target); c >= 0 {
 			return c, StageIdleCore
 		}
@@ -298,8 +298,11 @@ func (s *Sim) selectIdleCore(p *Task, llc *machine.Domain, target int) int {
 	return -1
 }
 
-// selectIdleCPU scans the LLC from target for any idle CPU, at most nr CPUs
-// (SIS_PROP). avg_idle and avg_scan_cost are the waker's CPU's.
+// selectIdleCPU scans the LLC for any idle CPU, at most nr CPUs. In v5.2
+// nr comes from SIS_PROP (avg_idle and avg_scan_cost are the waker's CPU's);
+// the 2019 patches clamp it (SIS_BOUND), rotate the start (SIS_ROTATE) and
+// look at the target's core first (SIS_TARGET_CORE); latency-nice
+// (LN_SEARCH) or LLC utilisation (SIS_UTIL) may set it instead.
 func (s *Sim) selectIdleCPU(p *Task, llc *machine.Domain, target int, d *Decision) int {
 	this := d.WakerCPU
 	if s.topo.LLCDomainIdx[this] < 0 {
@@ -314,37 +317,119 @@ func (s *Sim) selectIdleCPU(p *Task, llc *machine.Domain, target int, d *Decisio
 	nr := int64(math.MaxInt32)
 	if s.k.On(knob.SIS_PROP) {
 		spanAvg := int64(llc.Span.Weight()) * avgIdle
-		if spanAvg > 4*avgCost {
+		if s.k.On(knob.SIS_BOUND) {
+			// Patch 1/7: floor = one core (at least 2), limit = two cores.
+			floor := int64(max(2, len(s.topo.CoreCPUs[s.topo.Core[target]])))
+			limit := 2 * floor
+			if spanAvg > floor*avgCost {
+				nr = min(spanAvg/avgCost, limit)
+			} else {
+				nr = floor
+			}
+		} else if spanAvg > 4*avgCost {
 			nr = spanAvg / avgCost
 		} else {
 			nr = 4
 		}
 	}
+	if s.k.On(knob.SIS_UTIL) {
+		nr = s.llcs[s.topo.LLC[target]].nrIdleScan + 1
+		if nr == 1 {
+			d.SISLimit = 1
+			return -1 // the LLC is judged overloaded: no scan at all
+		}
+	}
+	if s.k.On(knob.LN_SEARCH) {
+		nr = s.latencyNiceDepth(p, llc, target) + 1 // the loop pre-decrements
+	}
 	d.SISCalled = true
 	d.SISLimit = int(min(nr, math.MaxInt32))
+
+	start := target
+	rotate := s.k.On(knob.SIS_ROTATE)
+	if rotate && s.nextCPU[target] >= 0 {
+		start = s.nextCPU[target]
+	}
 	probes := 0
 	found := -1
-	it := llc.Span.IterWrap(target)
-	for c, ok := it.Next(); ok; c, ok = it.Next() {
-		nr--
-		if nr == 0 {
-			// The budget ran out: return without updating avg_scan_cost.
-			d.SISProbes, d.SISCutShort = probes, true
-			return -1
+	if s.k.On(knob.SIS_TARGET_CORE) {
+		// Parth Shah's diff: the target's own core first (these probes do
+		// not consume nr), then the window over the rest of the LLC. The
+		// diff probed siblings without an affinity test; we skip
+		// disallowed ones so a pinned task is never placed outside its mask.
+		cpus := s.scanMask
+		cpus.And(llc.Span, p.allowed)
+		sib := s.topo.SiblingsOf(target)
+		it := sib.IterWrap(target)
+		for c, ok := it.Next(); ok; c, ok = it.Next() {
+			cpus.Clear(c)
+			if !p.allowed.Test(c) {
+				continue
+			}
+			probes++
+			if s.probe(c) {
+				found = c
+				break
+			}
 		}
-		if !p.allowed.Test(c) {
-			continue
+		if found < 0 {
+			it = cpus.IterWrap(start)
+			for c, ok := it.Next(); ok; c, ok = it.Next() {
+				if rotate {
+					s.nextCPU[target] = c
+				}
+				nr--
+				if nr == 0 {
+					d.SISProbes, d.SISCutShort = probes, true
+					return -1
+				}
+				probes++
+				if s.probe(c) {
+					found = c
+					break
+				}
+			}
 		}
-		probes++
-		if s.probe(c) {
-			found = c
-			break
+	} else {
+		it := llc.Span.IterWrap(start)
+		for c, ok := it.Next(); ok; c, ok = it.Next() {
+			if rotate {
+				// Recorded for every CPU visited, idle or not: the boundary
+				// of the search (Subhra's reply to Srikar Dronamraju).
+				s.nextCPU[target] = c
+			}
+			nr--
+			if nr == 0 {
+				// The budget ran out: return without updating avg_scan_cost.
+				d.SISProbes, d.SISCutShort = probes, true
+				return -1
+			}
+			if !p.allowed.Test(c) {
+				continue
+			}
+			probes++
+			if s.probe(c) {
+				found = c
+				break
+			}
 		}
 	}
 	d.SISProbes = probes
 	scanTime := int64(probes) * s.k.Get(knob.ProbeNS)
 	wc.avgScanCost += (scanTime - wc.avgScanCost) / 8
 	return found
+}
+
+// latencyNiceDepth maps a task's latency-nice to the number of CPUs
+// select_idle_cpu may examine with LN_SEARCH: linear from the whole LLC at
+// -20 to one core (the SMT width, at least 1) at 19, so latency-nice 0
+// scans about half the LLC. Linear because Subhra's RFC expressed the
+// depth as a share of the LLC and PeterZ asked only that -nice scan more
+// than +nice; the rotating window (if on) keeps spreading short scans.
+func (s *Sim) latencyNiceDepth(p *Task, llc *machine.Domain, target int) int64 {
+	l := int64(llc.Span.Weight())
+	w := int64(len(s.topo.CoreCPUs[s.topo.Core[target]]))
+	return w + (l-w)*int64(19-p.LatencyNice)/39
 }
 
 // selectIdleSMT returns the first idle allowed SMT sibling of target.
@@ -372,7 +457,16 @@ func (s *Sim) activate(p *Task, c *cpu, fromCPU int, stamp, delay int64) {
 		p.wokenAt = stamp
 	}
 	p.wakeups++
+	migrated := p.cpu >= 0 && p.cpu != c.id
 	s.enqueueWakeup(c, p)
+	switch s.k.Get(knob.SHARED_RUNQ) {
+	case knob.SharedRunqAll:
+		s.srqPush(p, s.cpus[fromCPU])
+	case knob.SharedRunqWakeup:
+		if !migrated {
+			s.srqPush(p, s.cpus[fromCPU])
+		}
+	}
 	if c.idleStamp != 0 {
 		// ttwu_do_wakeup: feed the idle period into avg_idle.
 		dt := s.now - c.idleStamp

@@ -9,6 +9,15 @@ const (
 	SIS_PROP ID = iota
 	SIS_AVG_CPU
 	SIS_CORE
+	SIS_BOUND
+	SIS_ROTATE
+	SIS_TARGET_CORE
+	SIS_UTIL
+	LN_SEARCH
+	LN_PREEMPT
+	LN_SKIP_CORE
+	SMT_NICE
+	SHARED_RUNQ
 	WA_IDLE
 	WA_WEIGHT
 	WA_BIAS
@@ -28,6 +37,8 @@ const (
 	SchedNrMigrate
 	TunableScaling
 	HZ
+	PerCPUGain
+	ShardSize
 	// Costs.
 	ProbeNS
 	WakeNS
@@ -40,6 +51,7 @@ const (
 	LBBaseNS
 	LBCPUNS
 	TimerSlackNS
+	SRQLockNS
 
 	numKnobs
 )
@@ -47,6 +59,13 @@ const (
 const (
 	us = int64(1000)
 	ms = 1000 * us
+)
+
+// SHARED_RUNQ policies.
+const (
+	SharedRunqOff int64 = iota
+	SharedRunqWakeup
+	SharedRunqAll
 )
 
 // Tunable-scaling modes (sysctl_sched_tunable_scaling).
@@ -63,6 +82,24 @@ var table = [numKnobs]Def{
 		Doc: "skip select_idle_cpu entirely when avg_idle/512 < avg_scan_cost — kernel, default off, removed in v5.12"},
 	SIS_CORE: {Name: "SIS_CORE", Kind: Bool, Group: Feature, Default: 1, Max: 1,
 		Doc: "run select_idle_core (look for a fully idle core) before select_idle_cpu — sis-scalability-2019 patches 4-5"},
+	SIS_BOUND: {Name: "SIS_BOUND", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "under SIS_PROP, clamp select_idle_cpu's nr to [floor, 2·floor], floor = max(2, SMT width of target) — sis-scalability-2019 patch 1/7"},
+	SIS_ROTATE: {Name: "SIS_ROTATE", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "select_idle_cpu starts at next_cpu[target] and records every CPU it visits there, idle or not (rotating window) — patches 2-3/7"},
+	SIS_TARGET_CORE: {Name: "SIS_TARGET_CORE", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "select_idle_cpu first probes the target's own SMT siblings, then the window — Parth Shah's diff in the review of patch 5/7"},
+	SIS_UTIL: {Name: "SIS_UTIL", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "select_idle_cpu probes nr_idle_scan CPUs, computed from LLC utilisation at the LLC-level periodic balance (v6.0 Chen Yu); overrides SIS_PROP's nr"},
+	LN_SEARCH: {Name: "LN_SEARCH", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "latency-nice sets select_idle_cpu's depth: W+(L-W)·(19-ln)/39 CPUs (-20 whole LLC, 19 one core); overrides SIS_PROP/SIS_BOUND's nr — RESEND thread"},
+	LN_PREEMPT: {Name: "LN_PREEMPT", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "wakeup preemption test shifted by (curr.ln - wakee.ln)·sched_latency/20 of vruntime: lower latency-nice preempts sooner — RESEND thread (PeterZ)"},
+	LN_SKIP_CORE: {Name: "LN_SKIP_CORE", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "latency-tolerant tasks (latency-nice > 0) skip select_idle_core — RESEND thread (Parth Shah)"},
+	SMT_NICE: {Name: "SMT_NICE", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "a lower-priority task may not run beside a higher-priority sibling until that one's O(1) timeslice left ×(100-per_cpu_gain)/100 ≤ its own timeslice — smt-nice-2004"},
+	SHARED_RUNQ: {Name: "SHARED_RUNQ", Kind: Enum, Group: Feature, Default: SharedRunqOff, Max: 2, Values: []string{"off", "wakeup", "all"},
+		Doc: "per-LLC sharded FIFO of runnable tasks filled on wakeup (or every enqueue); a newly idle CPU pops from it first — shared-runqueue thread (2023)"},
 	WA_IDLE: {Name: "WA_IDLE", Kind: Bool, Group: Feature, Default: 1, Max: 1,
 		Doc: "wake_affine: prefer an idle waker CPU sharing cache with prev, or the waker's CPU on a sync wakeup with one task running — kernel"},
 	WA_WEIGHT: {Name: "WA_WEIGHT", Kind: Bool, Group: Feature, Default: 1, Max: 1,
@@ -97,6 +134,10 @@ var table = [numKnobs]Def{
 	HZ: {Name: "hz", Kind: Int, Group: Tunable, Default: 1000, Min: 100, Max: 1000, Unit: "Hz",
 		Doc: "scheduler tick rate (CONFIG_HZ); 1000 as in the RHEL/Oracle Linux server kernels of the 2019 measurements"},
 
+	PerCPUGain: {Name: "per_cpu_gain", Kind: Int, Group: Tunable, Default: 15, Min: 0, Max: 100, Unit: "%",
+		Doc: "SMT_NICE: CPU % a sibling thread adds; 15 for the Pentium 4 in the 2004 patch (25 from 2.6.8-rc2-mm1)"},
+	ShardSize: {Name: "shard_size", Kind: Int, Group: Tunable, Default: 6, Min: 1, Max: 1024, Unit: "CPUs",
+		Doc: "SHARED_RUNQ: CPUs per shard; an LLC has ceil(llc_size/shard_size) shards (SHARED_RUNQ_SHARD_SZ = 6 in v3)"},
 	ProbeNS: {Name: "probe_ns", Kind: Int, Group: Cost, Default: 60, Min: 0, Max: 100 * us, Unit: "ns",
 		Doc: "CPU time the waker spends per CPU probed by the idle search (reading a remote runqueue's cache lines)"},
 	WakeNS: {Name: "wake_ns", Kind: Int, Group: Cost, Default: 1200, Min: 0, Max: 1 * ms, Unit: "ns",
@@ -117,6 +158,8 @@ var table = [numKnobs]Def{
 		Doc: "fixed CPU time of one load_balance pass"},
 	LBCPUNS: {Name: "lb_cpu_ns", Kind: Int, Group: Cost, Default: 25, Min: 0, Max: 100 * us, Unit: "ns",
 		Doc: "CPU time per CPU whose statistics one load_balance pass reads"},
+	SRQLockNS: {Name: "srq_lock_ns", Kind: Int, Group: Cost, Default: 150, Min: 0, Max: 100 * us, Unit: "ns",
+		Doc: "SHARED_RUNQ: how long one push or pop holds its shard's spinlock (lock line transfer plus list update); waiters spin and pay the wait"},
 	TimerSlackNS: {Name: "timer_slack_ns", Kind: Int, Group: Tunable, Default: 50 * us, Min: 0, Max: 100 * ms, Unit: "ns",
 		Doc: "a timed sleep ends up to this much late (uniform), the default SCHED_OTHER hrtimer slack"},
 }

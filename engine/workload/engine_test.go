@@ -81,18 +81,21 @@ func TestInvariantsHoldOverManySeeds(t *testing.T) {
 		small(t, 1, 4, 4, 2, machine.Contiguous),
 		small(t, 1, 1, 1, 1, machine.Interleaved),
 	}
-	knobSets := [][]string{nil, {"SIS_CORE=false", "SIS_PROP=false"}, {"LB_PERIODIC=false", "LB_NEWIDLE=false"}}
-	seeds := 12
+	knobSets := [][]string{nil, {"SIS_CORE=false", "SIS_PROP=false"}, {"LB_PERIODIC=false", "LB_NEWIDLE=false"},
+		{"SIS_BOUND=true", "SIS_ROTATE=true", "SIS_TARGET_CORE=true", "SIS_CORE=false"},
+		{"SHARED_RUNQ=all", "shard_size=2", "SMT_NICE=true", "LN_PREEMPT=true"},
+		{"SHARED_RUNQ=wakeup", "SIS_UTIL=true", "LN_SEARCH=true", "LN_SKIP_CORE=true"}}
+	seeds := 8
 	if testing.Short() {
-		seeds = 3
+		seeds = 2
 	}
 	for mi, tp := range machines {
 		for ki, sets := range knobSets {
 			for seed := 1; seed <= seeds; seed++ {
 				n := tp.NCPU
 				specs := []string{
-					"schbench:m=2,t=" + itoa(max(1, n)) + ",c=3000,s=2000",
-					"hog:n=" + itoa(max(1, n/2)) + ",nice=5",
+					"schbench:m=2,t=" + itoa(max(1, n)) + ",c=3000,s=2000,latency_nice=-10",
+					"hog:n=" + itoa(max(1, n/2)) + ",nice=5,latency_nice=12",
 					"schbench:m=1,t=2,p=64,cpus=0",
 				}
 				if n > 2 {
