@@ -173,7 +173,7 @@ func (sc *scenario) run(t *testing.T, td *datadriven.TestData) (string, error) {
 			allowed: allowed, smtPressure: 1024, state: TaskBlocked, cpu: prev, wokenAt: -1,
 			lastRanCPU: prev, recentUsedCPU: argInt(t, td, "recent", -1), lastWakee: -1, srqShard: -1,
 			LatencyNice: argInt(t, td, "latency_nice", 0),
-			wakeeFlips: int64(argInt(t, td, "flips", 0)), prog: ProgramFunc(func(*Ctx) Action { return Run(1 << 40) })}
+			wakeeFlips:  int64(argInt(t, td, "flips", 0)), prog: ProgramFunc(func(*Ctx) Action { return Run(1 << 40) })}
 		tk.workload = int(sc.s.AddWorkload(name, "test"))
 		sc.s.tasks = append(sc.s.tasks, tk)
 		sc.s.q.grow(3*sc.s.topo.NCPU + len(sc.s.tasks))

@@ -65,10 +65,10 @@ type Sim struct {
 	smtPresent   bool
 
 	llcs       []llcShared
-	nextCPU    []int // SIS_ROTATE: per target CPU, where the last scan stopped (-1: none)
+	nextCPU    []int        // SIS_ROTATE: per target CPU, where the last scan stopped (-1: none)
 	srq        [][]srqShard // SHARED_RUNQ: per LLC, its shards
-	overloaded bool  // root_domain->overload
-	nohzNext   int64 // nohz.next_balance
+	overloaded bool         // root_domain->overload
+	nohzNext   int64        // nohz.next_balance
 
 	stats    Stats
 	trace    decisionRing
