@@ -36,6 +36,7 @@ import (
 //	                          run select_task_rq_fair from CPU waker
 //	show task=N               the task's recent_used_cpu and CPU
 //	next cpu=C                SIS_ROTATE's next_cpu[C]
+//	srq                       the shared runqueue's shard lists
 type scenario struct {
 	s     *Sim
 	tasks map[string]*Task
@@ -223,6 +224,22 @@ func (sc *scenario) run(t *testing.T, td *datadriven.TestData) (string, error) {
 			out += sc.cpuLine()
 		}
 		return out, nil
+
+	case "srq":
+		var b strings.Builder
+		for llc, shards := range sc.s.srq {
+			for i, sh := range shards {
+				var names []string
+				for _, t := range sh.list {
+					names = append(names, t.Name)
+				}
+				fmt.Fprintf(&b, "llc %d shard %d: [%s]\n", llc, i, strings.Join(names, " "))
+			}
+		}
+		if b.Len() == 0 {
+			return "no shards\n", nil
+		}
+		return b.String(), nil
 
 	case "next":
 		c := argInt(t, td, "cpu", 0)

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math"
+
 	"schedplay/engine/histo"
 	"schedplay/engine/machine"
 )
@@ -114,6 +116,38 @@ func (s *Sim) Search() SearchStats {
 		out.ProbesPerWakeup = float64(st.probesTotal) / float64(st.wakeups)
 	}
 	return out
+}
+
+// SISPlacementCV is the coefficient of variation (stdev/mean) of the
+// per-CPU counts of placements made by select_idle_cpu over the CPUs of
+// the LLCs where it placed anything: 0 for a perfectly even spread, higher
+// when a few CPUs are "victimized". -1 when it placed nothing.
+func (s *Sim) SISPlacementCV() float64 {
+	used := make([]bool, s.topo.NLLC)
+	for c, n := range s.stats.sisPlacements {
+		if n > 0 {
+			used[s.topo.LLC[c]] = true
+		}
+	}
+	var xs []float64
+	for c, n := range s.stats.sisPlacements {
+		if used[s.topo.LLC[c]] {
+			xs = append(xs, float64(n))
+		}
+	}
+	if len(xs) == 0 {
+		return -1
+	}
+	mean := 0.0
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(ss/float64(len(xs))) / mean
 }
 
 // SISPlacements returns, per CPU, how many wakeups select_idle_cpu placed

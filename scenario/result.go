@@ -10,20 +10,21 @@ import (
 // Result is the outcome of one run; its JSON field names are the contract
 // of `schedsim run --format json` (contracts.md).
 type Result struct {
-	Preset     string              `json:"preset"`
-	Machine    string              `json:"machine"`
-	Seed       uint64              `json:"seed"`
-	Runs       int                 `json:"runs"`
-	DurationS  float64             `json:"duration_s"`
-	Knobs      map[string]any      `json:"knobs"`
-	Workloads  []WorkloadOut       `json:"workloads"`
-	Search     SearchOut           `json:"search"`
-	Migrations MigrationsOut       `json:"migrations"`
-	Balance    engine.BalanceStats `json:"balance"`
-	CPUBusyPct float64             `json:"cpu_busy_pct"`
-	PerCPUBusy []float64           `json:"cpu_busy_pct_per_cpu"`
-	Events     int64               `json:"events"`
-	SimWallS   float64             `json:"sim_wall_s"`
+	Preset     string                 `json:"preset"`
+	Machine    string                 `json:"machine"`
+	Seed       uint64                 `json:"seed"`
+	Runs       int                    `json:"runs"`
+	DurationS  float64                `json:"duration_s"`
+	Knobs      map[string]any         `json:"knobs"`
+	Workloads  []WorkloadOut          `json:"workloads"`
+	Search     SearchOut              `json:"search"`
+	Migrations MigrationsOut          `json:"migrations"`
+	Balance    engine.BalanceStats    `json:"balance"`
+	SharedRunq engine.SharedRunqStats `json:"shared_runq"`
+	CPUBusyPct float64                `json:"cpu_busy_pct"`
+	PerCPUBusy []float64              `json:"cpu_busy_pct_per_cpu"`
+	Events     int64                  `json:"events"`
+	SimWallS   float64                `json:"sim_wall_s"`
 }
 
 // WorkloadOut is one workload's metrics.
@@ -53,6 +54,9 @@ type SearchOut struct {
 	IdleCoreCleared    int64            `json:"has_idle_cores_cleared"`
 	StageCalls         map[string]int64 `json:"stage_calls"`
 	ProbesHist         []int64          `json:"probes_hist"`
+	// PlacementCV is the coefficient of variation of per-CPU placements
+	// made by select_idle_cpu (lower = wakeups spread more evenly).
+	PlacementCV float64 `json:"select_idle_cpu_placement_cv"`
 }
 
 // MigrationsOut counts migrations by distance.
@@ -65,7 +69,7 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 	r := &Result{
 		Preset: c.Preset, Machine: sim.Topology().Spec.Name, Seed: c.Seed, Runs: 1,
 		DurationS: dur, Knobs: sim.Knobs().Map(), Events: sim.Events(), SimWallS: round(wallS, 3),
-		Migrations: sim.Migrations(), Balance: sim.Balance(),
+		Migrations: sim.Migrations(), Balance: sim.Balance(), SharedRunq: sim.SharedRunq(),
 	}
 	if r.Preset == "" {
 		r.Preset = r.Machine
@@ -89,7 +93,7 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 		ProbesMax: s.ProbesMax, FoundIdlePct: round(s.FoundIdlePct, 2), PlacedBusyPct: round(s.PlacedBusyPct, 2),
 		ProbesPerWakeup: round(s.ProbesPerWakeup, 3), CutShort: s.CutShort,
 		SearchTimeUS: round(float64(s.SearchTimeNS)/1000, 3), IdleCoreCleared: s.IdleCoreCleared,
-		StageCalls: s.StageCalls, ProbesHist: s.ProbesHist,
+		StageCalls: s.StageCalls, ProbesHist: s.ProbesHist, PlacementCV: round(sim.SISPlacementCV(), 4),
 	}
 	busy := sim.CPUBusyPct()
 	total := 0.0
