@@ -112,6 +112,11 @@ func (s *Sim) srqPop(c *cpu) *Task {
 	own := s.srqShardIndex(c.id)
 	for k := range shards {
 		sh := &shards[(own+k)%len(shards)]
+		if len(sh.list) == 0 {
+			// An empty list is seen without the lock (one cache-line read).
+			s.charge(c, s.k.Get(knob.ProbeNS))
+			continue
+		}
 		s.charge(c, s.srqLock(sh))
 		for i, t := range sh.list {
 			if !t.allowed.Test(c.id) || t.state != TaskRunnable {
