@@ -267,6 +267,9 @@ type workload struct {
 	// skipZero drops sub-microsecond wakeup samples, as tools that
 	// measure with gettimeofday and record only "delta > 0" do.
 	skipZero bool
+	// finite marks a workload that completes (hackbench, a compile): its
+	// metric is the completion time.
+	finite bool
 }
 
 func (w *workload) recordWake(us int64) {
@@ -274,6 +277,26 @@ func (w *workload) recordWake(us int64) {
 		return
 	}
 	w.wakeLat.Record(us)
+}
+
+// SetFinite declares that workload w finishes (its programs call
+// Ctx.Finish when the whole job is done), so a run may stop once every
+// finite workload has finished (AllFinished).
+func (s *Sim) SetFinite(w WorkloadID) { s.workloads[w].finite = true }
+
+// AllFinished reports whether there is at least one finite workload and
+// every finite workload has finished.
+func (s *Sim) AllFinished() bool {
+	any := false
+	for _, w := range s.workloads {
+		if w.finite {
+			any = true
+			if w.doneAt < 0 {
+				return false
+			}
+		}
+	}
+	return any
 }
 
 // SetSkipZeroLatency makes workload w drop wakeup samples that round to

@@ -149,6 +149,30 @@ func (c *Ctx) Finish() {
 	}
 }
 
+// Spawn forks a new task into the caller's workload (fork + exec): fork
+// balancing places it starting from the caller's CPU, and, like the O(1)
+// scheduler's sched_fork, the child takes half of the parent's remaining
+// timeslice (only SMT_NICE reads it). The program is responsible for the
+// CPU cost of fork/exec (a Run before or after).
+func (c *Ctx) Spawn(spec TaskSpec) (TaskID, error) {
+	parent := c.task
+	spec.ParentCPU = parent.cpu
+	id, err := c.sim.Spawn(WorkloadID(parent.workload), spec)
+	if err != nil {
+		return id, err
+	}
+	child := c.sim.tasks[id]
+	child.o1Left = (parent.o1Left + 1) / 2
+	parent.o1Left /= 2
+	if parent.o1Left <= 0 {
+		parent.o1Left = 1
+	}
+	return id, nil
+}
+
+// Exited reports whether task id has exited.
+func (c *Ctx) Exited(id TaskID) bool { return c.sim.tasks[id].state == TaskExited }
+
 // TaskID identifies a task within one simulation.
 type TaskID int32
 
