@@ -66,6 +66,7 @@ func (s *Sim) onTick(c *cpu) {
 	if c.nr > 1 && c.curr.state == TaskRunning && !c.needResched && s.checkPreemptTick(c) {
 		c.needResched = true
 	}
+	s.numaCheck(c)
 	if s.k.On(knob.LB_PERIODIC) {
 		if s.now >= c.nextBalance {
 			s.rebalanceDomains(c, cpuNotIdle)
@@ -500,7 +501,8 @@ func (s *Sim) canMigrate(t *Task, src, dst *cpu, dom *machine.Domain, ds *domSta
 	if !t.allowed.Test(dst.id) || t.state != TaskRunnable {
 		return false
 	}
-	if !s.taskHot(t, src, dst, dom) || ds.nrBalanceFailed > dom.CacheNiceTries {
+	hot := s.taskHot(t, src, dst, dom) || s.degradesLocality(t, src, dst, dom)
+	if !hot || ds.nrBalanceFailed > dom.CacheNiceTries {
 		return true
 	}
 	s.stats.lbHotSkipped++

@@ -478,6 +478,9 @@ func (s *Sim) setCurr(c *cpu, t *Task) {
 		t.penaltyLeft += s.migrationPenalty(d)
 	}
 	t.lastRanCPU = c.id
+	if t.memNode < 0 && t.memPolicy == MemFirstTouch {
+		t.memNode = s.topo.Socket[c.id]
+	}
 }
 
 func (s *Sim) migrationPenalty(d machine.Distance) int64 {

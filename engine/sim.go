@@ -339,6 +339,10 @@ type TaskSpec struct {
 	// ParentCPU is the CPU the task is forked from; fork balancing
 	// (find_idlest_cpu) chooses where it starts.
 	ParentCPU int
+	// Memory and MemNode say where the task's memory lives for
+	// NUMA_BALANCING (default: where it first runs).
+	Memory  Memory
+	MemNode int
 }
 
 // Spawn creates a task in workload w, places it with fork balancing and
@@ -375,6 +379,14 @@ func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
 	}
 	t.load.last, t.util.last = s.now, s.now
 	t.o1Left = s.O1Timeslice(t.Nice)
+	t.memPolicy, t.memNode = spec.Memory, -1
+	if spec.Memory == MemNode {
+		if spec.MemNode < 0 || spec.MemNode >= s.topo.Spec.Topology.Sockets {
+			return 0, fmt.Errorf("engine: task %q memory node %d out of range 0..%d", spec.Name, spec.MemNode, s.topo.Spec.Topology.Sockets-1)
+		}
+		t.memNode = spec.MemNode
+	}
+	t.numaNext = s.now + s.k.Get(knob.NUMAScanDelayMS)*Millisecond
 	// New tasks start with load = weight (kernel-reference.md §3.6).
 	t.load.avg = t.weight
 	s.tasks = append(s.tasks, t)

@@ -40,6 +40,7 @@ type Stats struct {
 	srqPushes, srqPops        int64
 	srqLockAcq, srqLockWaitNS int64
 	srqLockHoldNS             int64
+	numaMigrations            int64
 
 	// Placements made by select_idle_cpu, per CPU (spread of the search).
 	sisPlacements []int64
@@ -118,36 +119,39 @@ func (s *Sim) Search() SearchStats {
 	return out
 }
 
-// SISPlacementCV is the coefficient of variation (stdev/mean) of the
-// per-CPU counts of placements made by select_idle_cpu over the CPUs of
-// the LLCs where it placed anything: 0 for a perfectly even spread, higher
-// when a few CPUs are "victimized". -1 when it placed nothing.
+// SISPlacementCV measures how evenly select_idle_cpu spreads its
+// placements over the CPUs it can choose from: the coefficient of variation
+// (stdev/mean) of the per-CPU placement counts within each LLC (the search
+// never leaves one), averaged over the LLCs weighted by their placements.
+// 0 is a perfectly even spread; higher means some CPUs are "victimized".
+// -1 when it placed nothing.
 func (s *Sim) SISPlacementCV() float64 {
-	used := make([]bool, s.topo.NLLC)
-	for c, n := range s.stats.sisPlacements {
-		if n > 0 {
-			used[s.topo.LLC[c]] = true
+	total, weighted := 0.0, 0.0
+	for llc := 0; llc < s.topo.NLLC; llc++ {
+		span := s.topo.LLCSpan[llc]
+		var xs []float64
+		sum := 0.0
+		for c := span.First(); c >= 0; c = span.Next(c + 1) {
+			x := float64(s.stats.sisPlacements[c])
+			xs = append(xs, x)
+			sum += x
 		}
-	}
-	var xs []float64
-	for c, n := range s.stats.sisPlacements {
-		if used[s.topo.LLC[c]] {
-			xs = append(xs, float64(n))
+		if sum == 0 {
+			continue
 		}
+		mean := sum / float64(len(xs))
+		ss := 0.0
+		for _, x := range xs {
+			ss += (x - mean) * (x - mean)
+		}
+		cv := math.Sqrt(ss/float64(len(xs))) / mean
+		weighted += cv * sum
+		total += sum
 	}
-	if len(xs) == 0 {
+	if total == 0 {
 		return -1
 	}
-	mean := 0.0
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	ss := 0.0
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return math.Sqrt(ss/float64(len(xs))) / mean
+	return weighted / total
 }
 
 // SISPlacements returns, per CPU, how many wakeups select_idle_cpu placed

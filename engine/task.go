@@ -218,7 +218,10 @@ type Task struct {
 	wakeeFlips    int64
 	flipDecayTS   int64 // jiffies
 	lastWakee     TaskID
-	o1Left        int64  // SMT_NICE: remaining O(1) timeslice
+	o1Left        int64 // SMT_NICE: remaining O(1) timeslice
+	memNode       int   // NUMA node of the task's memory, -1 unknown/none
+	memPolicy     Memory
+	numaNext      int64  // NUMA_BALANCING: next placement check
 	srqLLC        int    // SHARED_RUNQ: the LLC and shard whose list holds the task
 	srqShard      int    // -1 when on no list
 	load          signal // runnable weight

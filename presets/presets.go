@@ -34,8 +34,7 @@ import (
 // Kinds of preset.
 const (
 	KindMachine = "machine"
-	// KindExperiment is reserved for presets/experiments/*.json (not yet
-	// embedded).
+	// KindExperiment is a validation experiment (presets/experiments/*.json).
 	KindExperiment = "experiment"
 )
 
@@ -47,7 +46,7 @@ const MaxInputBytes = 1 << 20
 // not come from a file.
 const PasteSource = "<paste>"
 
-//go:embed machines/*.json
+//go:embed machines/*.json experiments/*.json
 var embedded embed.FS
 
 // machineDir is the directory of embedded machine presets. Experiment
@@ -74,10 +73,14 @@ func (e *Error) Unwrap() error { return e.Err }
 // parse are left out (CheckEmbedded reports them).
 func List() []Info {
 	r := load()
-	out := make([]Info, 0, len(r.machines))
+	out := make([]Info, 0, len(r.machines)+len(r.experiments))
 	for _, name := range r.machineNames {
 		s := r.machines[name]
 		out = append(out, Info{Name: s.Name, Kind: s.Kind, Title: s.Title})
+	}
+	for _, name := range r.experimentNames {
+		e := r.experiments[name]
+		out = append(out, Info{Name: e.Name, Kind: e.Kind, Title: e.Title})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -115,8 +118,10 @@ func CheckEmbedded() error {
 
 // registry is the parsed embedded presets.
 type registry struct {
-	machines     map[string]*machine.Spec
-	machineNames []string         // sorted
+	machines        map[string]*machine.Spec
+	machineNames    []string // sorted
+	experiments     map[string]*Experiment
+	experimentNames []string         // sorted
 	broken       map[string]error // preset name (from the file name) -> error
 	err          error            // every load error joined, or nil
 }
@@ -134,7 +139,7 @@ func load() *registry {
 // loadFS parses every machines/*.json of fsys. A file whose preset name
 // differs from its file name is an error.
 func loadFS(fsys fs.FS) *registry {
-	r := &registry{machines: map[string]*machine.Spec{}, broken: map[string]error{}}
+	r := &registry{machines: map[string]*machine.Spec{}, experiments: map[string]*Experiment{}, broken: map[string]error{}}
 	var errs []error
 	entries, err := fs.ReadDir(fsys, machineDir)
 	if err != nil {
@@ -166,6 +171,7 @@ func loadFS(fsys fs.FS) *registry {
 		r.machineNames = append(r.machineNames, s.Name)
 	}
 	sort.Strings(r.machineNames)
+	errs = append(errs, r.loadExperiments(fsys)...)
 	r.err = errors.Join(errs...)
 	return r
 }
@@ -487,12 +493,14 @@ func checkShape(v any, t reflect.Type, p string) error {
 		return &machine.FieldError{Field: pathOrDoc(p), Value: describeJSON(v), Allowed: describeType(t)}
 	}
 	if v == nil {
-		if t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Map || t.Kind() == reflect.Pointer {
 			return nil
 		}
 		return bad()
 	}
 	switch t.Kind() {
+	case reflect.Pointer:
+		return checkShape(v, t.Elem(), p)
 	case reflect.Struct:
 		obj, ok := v.(map[string]any)
 		if !ok {

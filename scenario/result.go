@@ -33,6 +33,9 @@ type WorkloadOut struct {
 	Kind            string        `json:"kind"`
 	Tasks           int           `json:"tasks"`
 	WakeupLatencyUS histo.Summary `json:"wakeup_latency_us"`
+	// RequestLatencyUS is the workload's own request latency (ping-pong
+	// round trips, schbench RPS requests), when it records one.
+	RequestLatencyUS *histo.Summary `json:"request_latency_us,omitempty"`
 	// ThroughputOpsS is completed operations per simulated second (null
 	// when the workload counts none); CompletionS the time it finished
 	// (null when it did not finish or never finishes).
@@ -77,6 +80,11 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 	for _, w := range sim.Workloads() {
 		wo := WorkloadOut{Name: w.Name, Kind: w.Kind, Tasks: w.Tasks, WakeupLatencyUS: w.WakeupLatency}
 		wo.WakeupLatencyUS.Mean = round(wo.WakeupLatencyUS.Mean, 2)
+		if w.RequestLatency.Count > 0 {
+			rl := w.RequestLatency
+			rl.Mean = round(rl.Mean, 2)
+			wo.RequestLatencyUS = &rl
+		}
 		if w.Ops > 0 && dur > 0 {
 			v := round(float64(w.Ops)/dur, 3)
 			wo.ThroughputOpsS = &v

@@ -143,14 +143,32 @@ func (c *Config) Build() (*engine.Sim, error) {
 	return sim, nil
 }
 
-// Run builds the simulation, runs it for the duration and summarises it.
+// Run builds the simulation, runs it and summarises it. A run ends at the
+// duration, or earlier once every finite workload (hackbench, pipe,
+// compile, a finite rt-app file) has finished.
 func Run(c Config) (*Result, error) {
 	sim, err := c.Build()
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	sim.RunUntil(c.Duration)
+	Advance(sim, c.Duration)
 	wall := time.Since(start).Seconds()
 	return Summarize(&c, sim, wall), nil
+}
+
+// Advance runs sim to time t, stopping early (at the finishing event)
+// when every finite workload has finished.
+func Advance(sim *engine.Sim, t int64) {
+	for {
+		next := sim.NextEventTime()
+		if next < 0 || next > t {
+			sim.RunUntil(t)
+			return
+		}
+		sim.Step()
+		if sim.AllFinished() {
+			return
+		}
+	}
 }

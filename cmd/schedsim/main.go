@@ -30,7 +30,12 @@ verbs:
   workloads               list workload kinds and their keys
   run --preset NAME [--workload SPEC]... [--set KNOB=VALUE]... [--duration 10s]
       [--seed N] [--runs N] [--format text|json|schbench] [--machine-file FILE]
-      [--no-wall-time] [--debug]
+      [--no-wall-time] [--debug] [--trace FILE]
+  compare --preset NAME --workload SPEC --a "KNOB=V,..." --b "KNOB=V,..." [--runs 5]
+                          two knob sets, same seeds: metric, A, B, % change
+  reproduce [--json] [--quick] [TARGET...]
+                          run the validation experiments (V1..V6): seed figures
+                          beside simulated ones, PASS/FAIL per check
 
 Run "schedsim <verb> -h" for a verb's flags.
 `
@@ -54,11 +59,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdWorkloads(args[1:], stdout)
 	case "run":
 		err = cmdRun(args[1:], stdout, stderr)
+	case "compare":
+		err = cmdCompare(args[1:], stdout, stderr)
+	case "reproduce":
+		err = cmdReproduce(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = usagef("unknown verb %q (valid verbs: presets, knobs, workloads, run)", args[0])
+		err = usagef("unknown verb %q (valid verbs: presets, knobs, workloads, run, compare, reproduce)", args[0])
 	}
 	if err == nil {
 		return 0

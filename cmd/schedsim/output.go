@@ -176,7 +176,7 @@ func runWithTrace(cfg scenario.Config, path string) (*scenario.Result, error) {
 	}
 	tr := trace.Attach(sim, fh)
 	start := time.Now()
-	sim.RunUntil(cfg.Duration)
+	scenario.Advance(sim, cfg.Duration)
 	wall := time.Since(start).Seconds()
 	if err := tr.Close(); err != nil {
 		fh.Close()

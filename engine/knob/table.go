@@ -18,6 +18,7 @@ const (
 	LN_SKIP_CORE
 	SMT_NICE
 	SHARED_RUNQ
+	NUMA_BALANCING
 	WA_IDLE
 	WA_WEIGHT
 	WA_BIAS
@@ -39,6 +40,7 @@ const (
 	HZ
 	PerCPUGain
 	ShardSize
+	NUMAScanDelayMS
 	// Costs.
 	ProbeNS
 	WakeNS
@@ -100,6 +102,8 @@ var table = [numKnobs]Def{
 		Doc: "a lower-priority task may not run beside a higher-priority sibling until that one's O(1) timeslice left ×(100-per_cpu_gain)/100 ≤ its own timeslice — smt-nice-2004"},
 	SHARED_RUNQ: {Name: "SHARED_RUNQ", Kind: Enum, Group: Feature, Default: SharedRunqOff, Max: 2, Values: []string{"off", "wakeup", "all"},
 		Doc: "per-LLC sharded FIFO of runnable tasks filled on wakeup (or every enqueue); a newly idle CPU pops from it first — shared-runqueue thread (2023)"},
+	NUMA_BALANCING: {Name: "NUMA_BALANCING", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "automatic NUMA balancing (kernel.numa_balancing=1, on by default on RHEL/OL 2-socket servers in 2019): a task off its memory's node moves to a free CPU there; the balancer resists moving it away"},
 	WA_IDLE: {Name: "WA_IDLE", Kind: Bool, Group: Feature, Default: 1, Max: 1,
 		Doc: "wake_affine: prefer an idle waker CPU sharing cache with prev, or the waker's CPU on a sync wakeup with one task running — kernel"},
 	WA_WEIGHT: {Name: "WA_WEIGHT", Kind: Bool, Group: Feature, Default: 1, Max: 1,
@@ -138,6 +142,8 @@ var table = [numKnobs]Def{
 		Doc: "SMT_NICE: CPU % a sibling thread adds; 15 for the Pentium 4 in the 2004 patch (25 from 2.6.8-rc2-mm1)"},
 	ShardSize: {Name: "shard_size", Kind: Int, Group: Tunable, Default: 6, Min: 1, Max: 1024, Unit: "CPUs",
 		Doc: "SHARED_RUNQ: CPUs per shard; an LLC has ceil(llc_size/shard_size) shards (SHARED_RUNQ_SHARD_SZ = 6 in v3)"},
+	NUMAScanDelayMS: {Name: "numa_balancing_scan_delay_ms", Kind: Int, Group: Tunable, Default: 1000, Min: 0, Max: 600000, Unit: "ms",
+		Doc: "NUMA_BALANCING: a task's first placement check comes this long after it starts (kernel 1000 ms); retries every scan period (1000 ms)/16"},
 	ProbeNS: {Name: "probe_ns", Kind: Int, Group: Cost, Default: 60, Min: 0, Max: 100 * us, Unit: "ns",
 		Doc: "CPU time the waker spends per CPU probed by the idle search (reading a remote runqueue's cache lines)"},
 	WakeNS: {Name: "wake_ns", Kind: Int, Group: Cost, Default: 1200, Min: 0, Max: 1 * ms, Unit: "ns",

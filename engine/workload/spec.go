@@ -293,6 +293,17 @@ func (b *Builder) Has(name string) bool {
 // Str returns a key's text value.
 func (b *Builder) Str(name string) string { return b.raw(name) }
 
+// ThreadSpec is TaskSpec for a thread of the workload's single process:
+// its memory is the process's, first touched by the main thread on the
+// node of the workload's parent CPU (NUMA balancing draws the threads
+// there).
+func (b *Builder) ThreadSpec(name string, prog engine.Program) engine.TaskSpec {
+	ts := b.TaskSpec(name, prog)
+	ts.Memory = engine.MemNode
+	ts.MemNode = b.Sim.Topology().Socket[b.parentCPU()]
+	return ts
+}
+
 // TaskSpec returns a TaskSpec with the workload-level settings filled in.
 func (b *Builder) TaskSpec(name string, prog engine.Program) engine.TaskSpec {
 	return engine.TaskSpec{

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"schedplay/experiment"
+	"schedplay/presets"
+	"schedplay/scenario"
+)
+
+// cmdReproduce runs the validation experiments and prints, per row, the
+// seed figure beside the simulated one, then PASS/FAIL per check.
+func cmdReproduce(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("reproduce", stderr)
+	asJSON := fs.Bool("json", false, "print the outcomes as JSON")
+	quick := fs.Bool("quick", false, "reduced duration and seeds (each experiment's \"quick\" size), as make test runs it")
+	verbose := fs.Bool("v", false, "report progress on stderr")
+	if err := fs.Parse(args); err != nil {
+		return usagef("%v", err)
+	}
+	var exps []*presets.Experiment
+	if fs.NArg() == 0 {
+		exps = presets.Experiments()
+	}
+	for _, t := range fs.Args() {
+		found := false
+		for _, e := range presets.Experiments() {
+			if strings.EqualFold(e.Name, t) || strings.EqualFold(e.Target, t) {
+				exps = append(exps, e)
+				found = true
+			}
+		}
+		if !found {
+			var names []string
+			for _, e := range presets.Experiments() {
+				names = append(names, e.Target+" ("+e.Name+")")
+			}
+			return usagef("unknown target %q (valid: %s)", t, strings.Join(names, ", "))
+		}
+	}
+	if len(exps) == 0 {
+		return fmt.Errorf("no experiment presets are embedded")
+	}
+	var outs []*experiment.Outcome
+	failed := 0
+	for _, e := range exps {
+		size := presets.Size{}
+		if *quick {
+			size = e.Quick
+		}
+		start := time.Now()
+		var progress func(string)
+		if *verbose {
+			progress = func(s string) { fmt.Fprintln(stderr, s) }
+		}
+		o, err := experiment.Run(e, size, progress)
+		if err != nil {
+			return err
+		}
+		if !o.Pass && o.KnownFail == "" {
+			failed++
+		}
+		outs = append(outs, o)
+		if !*asJSON {
+			writeOutcome(stdout, o, time.Since(start))
+		}
+	}
+	if *asJSON {
+		b, err := json.MarshalIndent(outs, "", "  ")
+		if err != nil {
+			return err
+		}
+		stdout.Write(append(b, '\n'))
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d targets failed", failed, len(outs))
+	}
+	return nil
+}
+
+func writeOutcome(w io.Writer, o *experiment.Outcome, took time.Duration) {
+	fmt.Fprintf(w, "%s\n  source: %s\n  %d seeds × %.3g s per arm (%.1fs wall)\n", o.Title, o.Source, o.Seeds, o.DurationS, took.Seconds())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  \trow\tseed\tsimulated (mean ± sd)\t\n")
+	for _, r := range o.Rows {
+		seed := "—"
+		if r.Seed != nil {
+			seed = fmt.Sprintf("%g", *r.Seed)
+		}
+		sim := fmt.Sprintf("%s ± %s", num(r.Mean), num(r.Stdev))
+		if r.Err != "" {
+			sim = "n/a: " + r.Err
+		}
+		fmt.Fprintf(tw, "  \t%s\t%s\t%s\t\n", r.Label, seed, sim)
+	}
+	tw.Flush()
+	for _, c := range o.Checks {
+		verdict := "PASS"
+		if !c.Pass {
+			verdict = "FAIL"
+		}
+		fmt.Fprintf(w, "  %s  %s  [%s]\n", verdict, c.Rule, c.Detail)
+	}
+	switch {
+	case o.Pass:
+		fmt.Fprintf(w, "  => %s PASS\n\n", o.Target)
+	case o.KnownFail != "":
+		fmt.Fprintf(w, "  => %s FAIL (known_fail: %s)\n\n", o.Target, o.KnownFail)
+	default:
+		fmt.Fprintf(w, "  => %s FAIL\n\n", o.Target)
+	}
+}
+
+func num(x float64) string {
+	switch {
+	case x == math.Trunc(x) && math.Abs(x) < 1e9:
+		return fmt.Sprintf("%.0f", x)
+	case math.Abs(x) >= 100:
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.3g", x)
+}
+
+// cmdCompare runs one workload under two knob sets on the same seeds and
+// prints, in the style of the seeds' tables, metric, A mean ± stdev,
+// B mean ± stdev and % change.
+func cmdCompare(args []string, stdout, stderr io.Writer) error {
+	var f runFlags
+	var a, b string
+	fs := newFlagSet("compare", stderr)
+	fs.StringVar(&f.preset, "preset", "", "machine preset name")
+	fs.StringVar(&f.machineFile, "machine-file", "", "JSON file describing your own machine")
+	fs.Var(&f.workloads, "workload", "workload spec (repeatable)")
+	fs.Var(&f.sets, "set", "knob setting for both arms (repeatable)")
+	fs.StringVar(&a, "a", "", "arm A knob settings: \"KNOB=V,KNOB=V\" (empty: defaults)")
+	fs.StringVar(&b, "b", "", "arm B knob settings")
+	fs.DurationVar(&f.duration, "duration", 10*time.Second, "simulated time per run")
+	fs.Uint64Var(&f.seed, "seed", 1, "first seed")
+	fs.IntVar(&f.runs, "runs", 5, "seeds per arm")
+	fs.StringVar(&f.format, "format", "text", "text or json")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if f.format != "text" && f.format != "json" {
+		return usagef("--format %q not allowed (allowed: text, json)", f.format)
+	}
+	base, err := f.config()
+	if err != nil {
+		return err
+	}
+	arm := func(spec string) (scenario.Config, error) {
+		c := base
+		c.Knobs = append([]string(nil), base.Knobs...)
+		for _, kv := range strings.Split(spec, ",") {
+			if kv = strings.TrimSpace(kv); kv != "" {
+				c.Knobs = append(c.Knobs, kv)
+			}
+		}
+		if _, _, err := c.Check(); err != nil {
+			return c, usagef("%v", err)
+		}
+		return c, nil
+	}
+	ca, err := arm(a)
+	if err != nil {
+		return err
+	}
+	cb, err := arm(b)
+	if err != nil {
+		return err
+	}
+	ra, err := scenario.RunMany(ca, f.runs)
+	if err != nil {
+		return err
+	}
+	rb, err := scenario.RunMany(cb, f.runs)
+	if err != nil {
+		return err
+	}
+	rows := compareRows(ra, rb)
+	if f.format == "json" {
+		out := map[string]any{"preset": ra[0].Preset, "a": a, "b": b, "runs": f.runs, "seed": f.seed, "rows": rows}
+		bs, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return err
+		}
+		stdout.Write(append(bs, '\n'))
+		return nil
+	}
+	fmt.Fprintf(stdout, "preset %s, %d seeds (%d..%d), %.3gs each\nA: %s\nB: %s\n\n", ra[0].Preset, f.runs, f.seed, f.seed+uint64(f.runs)-1,
+		ra[0].DurationS, orDefaults(a), orDefaults(b))
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "metric\tA mean\t± sd\tB mean\t± sd\tchange\t\n")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%+.2f%%\t\n", r.Metric, num(r.AMean), num(r.ASd), num(r.BMean), num(r.BSd), r.ChangePct)
+	}
+	return tw.Flush()
+}
+
+func orDefaults(s string) string {
+	if s == "" {
+		return "(defaults)"
+	}
+	return s
+}
+
+// CompareRow is one metric of a comparison.
+type CompareRow struct {
+	Metric    string  `json:"metric"`
+	AMean     float64 `json:"a_mean"`
+	ASd       float64 `json:"a_stdev"`
+	BMean     float64 `json:"b_mean"`
+	BSd       float64 `json:"b_stdev"`
+	ChangePct float64 `json:"change_pct"`
+}
+
+func compareRows(ra, rb []*scenario.Result) []CompareRow {
+	type getter struct {
+		name string
+		get  func(r *scenario.Result) (float64, bool)
+	}
+	var gs []getter
+	for wi, w := range ra[0].Workloads {
+		wi, prefix := wi, ""
+		if len(ra[0].Workloads) > 1 {
+			prefix = w.Name + " "
+		}
+		lat := func(name string, f func(r *scenario.Result) int64) {
+			gs = append(gs, getter{prefix + name, func(r *scenario.Result) (float64, bool) { return float64(f(r)), true }})
+		}
+		lat("p50 (usec)", func(r *scenario.Result) int64 { return r.Workloads[wi].WakeupLatencyUS.P50 })
+		lat("p75", func(r *scenario.Result) int64 { return r.Workloads[wi].WakeupLatencyUS.P75 })
+		lat("p90", func(r *scenario.Result) int64 { return r.Workloads[wi].WakeupLatencyUS.P90 })
+		lat("p95", func(r *scenario.Result) int64 { return r.Workloads[wi].WakeupLatencyUS.P95 })
+		lat("p99", func(r *scenario.Result) int64 { return r.Workloads[wi].WakeupLatencyUS.P99 })
+		lat("p99.5", func(r *scenario.Result) int64 { return r.Workloads[wi].WakeupLatencyUS.P995 })
+		lat("p99.9", func(r *scenario.Result) int64 { return r.Workloads[wi].WakeupLatencyUS.P999 })
+		gs = append(gs, getter{prefix + "ops/s", func(r *scenario.Result) (float64, bool) {
+			v := r.Workloads[wi].ThroughputOpsS
+			return deref(v), v != nil
+		}})
+		gs = append(gs, getter{prefix + "completion (s)", func(r *scenario.Result) (float64, bool) {
+			v := r.Workloads[wi].CompletionS
+			return deref(v), v != nil
+		}})
+	}
+	gs = append(gs,
+		getter{"probes/select_idle_cpu", func(r *scenario.Result) (float64, bool) { return r.Search.ProbesMean, true }},
+		getter{"probes/wakeup", func(r *scenario.Result) (float64, bool) { return r.Search.ProbesPerWakeup, true }},
+		getter{"placed on busy CPU %", func(r *scenario.Result) (float64, bool) { return r.Search.PlacedBusyPct, true }},
+		getter{"cpu busy %", func(r *scenario.Result) (float64, bool) { return r.CPUBusyPct, true }},
+	)
+	var rows []CompareRow
+	for _, g := range gs {
+		xa, oka := collect(ra, g.get)
+		xb, okb := collect(rb, g.get)
+		if !oka && !okb {
+			continue
+		}
+		ma, sa := scenario.MeanStdev(xa)
+		mb, sb := scenario.MeanStdev(xb)
+		ch := 0.0
+		if ma != 0 {
+			ch = 100 * (mb - ma) / ma
+		}
+		rows = append(rows, CompareRow{g.name, round3(ma), round3(sa), round3(mb), round3(sb), round3(ch)})
+	}
+	return rows
+}
+
+func collect(rs []*scenario.Result, get func(*scenario.Result) (float64, bool)) ([]float64, bool) {
+	var xs []float64
+	ok := false
+	for _, r := range rs {
+		v, has := get(r)
+		if has {
+			ok = true
+		}
+		xs = append(xs, v)
+	}
+	return xs, ok
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
