@@ -122,8 +122,8 @@ type registry struct {
 	machineNames    []string // sorted
 	experiments     map[string]*Experiment
 	experimentNames []string         // sorted
-	broken       map[string]error // preset name (from the file name) -> error
-	err          error            // every load error joined, or nil
+	broken          map[string]error // preset name (from the file name) -> error
+	err             error            // every load error joined, or nil
 }
 
 var (

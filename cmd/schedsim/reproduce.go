@@ -296,4 +296,3 @@ func deref(p *float64) float64 {
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
-
