@@ -20,6 +20,22 @@ import (
 // Pipe mode (-p bytes) drops the spin and the sleep: worker and message
 // thread copy the buffer and ping-pong with futexes; the wake time is
 // stamped per worker just before its post.
+//
+// RPS mode (-R requests/s, run_rps_thread of that generation) turns each
+// message thread into an open-loop dispatcher of R/m requests a second:
+// it wakes nr_to_wake = t·2/3 (at least 1) workers per batch,
+// ceil((R/m)/nr_to_wake) batches a second, sleeping 1e6/batches µs before
+// each batch (the sleep does not subtract the time the batch took, so the
+// achieved rate is a little below R). Per request it allocates a request
+// (malloc plus a gettimeofday that stamps it), prepends it to the next
+// worker's list (round-robin), sets that worker's wake_time to the batch's
+// clock read and posts it. A worker takes its whole list (oldest first),
+// and for each request spins c µs of wall-clock time, then records
+// now − request start − c (1 if that is not positive) in the latency
+// histogram — the same one the normal mode fills; the futex wakeup itself
+// is not sampled in this mode. With an empty list it posts its message
+// thread (a no-op: the dispatcher never waits on its futex) and waits.
+// One op per request. -s is unused in this mode.
 func init() {
 	register(&Kind{
 		Name: "schbench",
@@ -30,6 +46,7 @@ func init() {
 			{Name: "c", Type: IntKey, Default: "30000", Min: 0, Max: 10000000, Doc: "worker spin per loop, µs of wall-clock time (-c)"},
 			{Name: "s", Type: IntKey, Default: "30000", Min: 0, Max: 10000000, Doc: "message thread sleep before replying, µs, plus up to s/4 jitter (-s)"},
 			{Name: "p", Type: IntKey, Default: "0", Min: 0, Max: 1 << 20, Doc: "pipe mode: bytes copied per message; sets c and s to 0 unless given (-p)"},
+			{Name: "R", Type: IntKey, Default: "0", Min: 0, Max: 100000000, Doc: "RPS mode: requests per second over all message threads, each a dispatcher waking batches of t·2/3 workers; latency = request start to end of its c µs spin, minus c (-R; 0 = off)"},
 		},
 		build: buildSchbench,
 	})
@@ -41,6 +58,10 @@ const memcpyNSPerKB = 100
 
 // gtodNS is one gettimeofday via the vDSO (~20-30 ns, assumed).
 const gtodNS = 25
+
+// mallocNS is RPS mode's allocation of one small request (a 24-byte
+// malloc from glibc's per-thread cache or fastbins, ~20-50 ns, assumed).
+const mallocNS = 40
 
 type schbenchMsg struct {
 	id      engine.TaskID
@@ -64,6 +85,12 @@ type schbenchWorker struct {
 	state    int
 	spinUS   int64
 	pipe     int64
+	// RPS mode: pending request start stamps (oldest first) and the batch
+	// being served.
+	rps   bool
+	reqs  []int64
+	batch []int64
+	bi    int
 }
 
 func buildSchbench(b *Builder) error {
@@ -80,10 +107,19 @@ func buildSchbench(b *Builder) error {
 	if m*(t+1) > engine.MaxTasks/2 {
 		return fmt.Errorf("m×(t+1) = %d threads is more than the limit %d", m*(t+1), engine.MaxTasks/2)
 	}
+	if r := b.Int("R"); r > 0 {
+		if p > 0 {
+			return fmt.Errorf("keys R and p cannot be combined (RPS mode has no pipe transfers)")
+		}
+		if r < m {
+			return fmt.Errorf("key R: %d requests/s is less than one per message thread (m=%d)", r, m)
+		}
+		return buildSchbenchRPS(b, m, t, c, r)
+	}
 	b.Sim.SetSkipZeroLatency(b.ID)
 	for i := int64(0); i < m; i++ {
 		msg := &schbenchMsg{sleepUS: sl, pipe: p}
-		id, err := b.Spawn(b.TaskSpec(fmt.Sprintf("schbench-msg/%d", i), msg))
+		id, err := b.Spawn(b.ThreadSpec(fmt.Sprintf("schbench-msg/%d", i), msg))
 		if err != nil {
 			return err
 		}
@@ -91,7 +127,7 @@ func buildSchbench(b *Builder) error {
 		parent := b.Sim.Task(id).CPU()
 		for j := int64(0); j < t; j++ {
 			w := &schbenchWorker{msg: msg, spinUS: c, pipe: p}
-			ts := b.TaskSpec(fmt.Sprintf("schbench-worker/%d.%d", i, j), w)
+			ts := b.ThreadSpec(fmt.Sprintf("schbench-worker/%d.%d", i, j), w)
 			ts.MeasureWakeups = true
 			ts.ParentCPU = parent
 			wid, err := b.Spawn(ts)
@@ -182,6 +218,9 @@ const (
 
 // Next implements engine.Program for a worker (worker_thread, msg_and_wait).
 func (w *schbenchWorker) Next(ctx *engine.Ctx) engine.Action {
+	if w.rps {
+		return w.nextRPS(ctx)
+	}
 	for {
 		switch w.state {
 		case wSpin:
@@ -221,6 +260,134 @@ func (w *schbenchWorker) Next(ctx *engine.Ctx) engine.Action {
 			// the wakeup latency from the message thread's stamp.
 			w.blocked = true
 			w.state = wSpin
+		}
+	}
+}
+
+// schbenchRPS is a message thread in RPS mode (run_rps_thread).
+type schbenchRPS struct {
+	workers  []*schbenchWorker
+	nrToWake int
+	sleepUS  int64
+	cur      int // cur_tid: round-robin position
+	state    int
+	i        int
+	start    int64
+}
+
+func buildSchbenchRPS(b *Builder, m, t, c, r int64) error {
+	perMsg := r / m // main() divides requests_per_sec by the message threads
+	nrToWake := max(1, t*2/3)
+	wakeups := (perMsg + nrToWake - 1) / nrToWake
+	for i := int64(0); i < m; i++ {
+		d := &schbenchRPS{nrToWake: int(nrToWake), sleepUS: 1000000 / wakeups}
+		id, err := b.Spawn(b.ThreadSpec(fmt.Sprintf("schbench-msg/%d", i), d))
+		if err != nil {
+			return err
+		}
+		parent := b.Sim.Task(id).CPU()
+		for j := int64(0); j < t; j++ {
+			w := &schbenchWorker{spinUS: c, rps: true, state: wRPSTake}
+			ts := b.ThreadSpec(fmt.Sprintf("schbench-worker/%d.%d", i, j), w)
+			ts.ParentCPU = parent
+			wid, err := b.Spawn(ts)
+			if err != nil {
+				return err
+			}
+			w.id = wid
+			d.workers = append(d.workers, w)
+		}
+	}
+	return nil
+}
+
+// Dispatcher states.
+const (
+	rpsSleep = iota // usleep(sleep_time)
+	rpsStamp        // gettimeofday(&start)
+	rpsAlloc        // allocate_request: malloc + stamp
+	rpsPost         // request_add, wake_time = start, fpost
+)
+
+// Next implements engine.Program for an RPS dispatcher.
+func (d *schbenchRPS) Next(ctx *engine.Ctx) engine.Action {
+	for {
+		switch d.state {
+		case rpsSleep:
+			d.state = rpsStamp
+			return engine.Sleep(d.sleepUS * engine.Microsecond)
+		case rpsStamp:
+			d.start = ctx.Now()
+			d.i = 0
+			d.state = rpsAlloc
+			return engine.KernelRun(gtodNS)
+		case rpsAlloc:
+			if d.i >= d.nrToWake {
+				d.state = rpsSleep
+				continue
+			}
+			d.state = rpsPost
+			return engine.Run(mallocNS + gtodNS)
+		case rpsPost:
+			w := d.workers[d.cur%len(d.workers)]
+			d.cur++
+			d.i++
+			d.state = rpsAlloc
+			w.reqs = append(w.reqs, ctx.Now()) // the request's own clock read
+			w.wakeTime = d.start
+			if w.blocked { // fpost: CAS BLOCKED -> RUNNING, then FUTEX_WAKE
+				w.blocked = false
+				return engine.Wake(w.id, false)
+			}
+		}
+	}
+}
+
+// RPS worker states.
+const (
+	wRPSTake   = iota + 100 // msg_and_wait: futex BLOCKED, splice the list
+	wRPSServe               // spin for the next request
+	wRPSRecord              // record its latency
+)
+
+// nextRPS is the worker loop of RPS mode.
+func (w *schbenchWorker) nextRPS(ctx *engine.Ctx) engine.Action {
+	for {
+		switch w.state {
+		case wRPSTake:
+			w.blocked = true
+			w.wakeTime = ctx.Now()
+			if len(w.reqs) == 0 {
+				// fpost(msg) is a no-op (the dispatcher never waits on
+				// its futex); fwait: nothing can have posted us at the
+				// same instant, so sleep. A wakeup comes with requests.
+				return engine.Block()
+			}
+			w.blocked = false // requests found: futex RUNNING
+			w.batch, w.reqs = w.reqs, w.batch[:0]
+			w.bi = 0
+			w.state = wRPSServe
+		case wRPSServe:
+			if w.bi >= len(w.batch) {
+				w.state = wRPSTake
+				continue
+			}
+			w.state = wRPSRecord
+			if w.spinUS > 0 {
+				return engine.Spin(w.spinUS * engine.Microsecond)
+			}
+			return engine.Run(gtodNS)
+		case wRPSRecord:
+			delta := (ctx.Now() - w.batch[w.bi]) / engine.Microsecond
+			if delta > w.spinUS {
+				delta -= w.spinUS
+			} else {
+				delta = 1
+			}
+			ctx.RecordWakeLatency(delta)
+			ctx.CountOp(1)
+			w.bi++
+			w.state = wRPSServe
 		}
 	}
 }
