@@ -52,6 +52,9 @@ type cpu struct {
 	// pendingOverhead is CPU time an idle CPU owes (e.g. shared-runqueue
 	// lock work); the next task it switches to pays it first.
 	pendingOverhead int64
+	// polluted is the cache refill the next non-polluting task to run on
+	// this CPU owes because a cache burner ran here last.
+	polluted int64
 
 	// Accounting.
 	busyNS, idleNS int64
@@ -369,6 +372,9 @@ func (s *Sim) schedule(c *cpu) {
 		s.settle(c)
 		s.updateCurr(c)
 		s.account(c)
+		if prev.polluteNS > 0 {
+			s.pollute(c, prev)
+		}
 		c.curr = nil
 		if prev.state == TaskRunning {
 			prev.state = TaskRunnable
@@ -438,6 +444,31 @@ func (s *Sim) schedule(c *cpu) {
 	s.continueTask(c)
 }
 
+// pollute records that cache burner t has just stopped running on c: it
+// evicted up to what it had time to touch (its run time), capped at its
+// working set's refill cost. The next other task on c pays that; tasks now
+// running on c's SMT siblings (which share its caches) pay it at once.
+func (s *Sim) pollute(c *cpu, t *Task) {
+	p := min(t.polluteNS, t.sumExec-t.prevSumExec)
+	if p <= 0 {
+		return
+	}
+	c.polluted = max(c.polluted, p)
+	for _, id := range s.topo.CoreCPUs[c.core] {
+		o := s.cpus[id]
+		if id == c.id || o.curr == nil || o.curr.polluteNS > 0 {
+			continue
+		}
+		s.settle(o)
+		if ot := o.curr; ot.actActive && ot.act.Kind == ActRun && !ot.act.Kernel && ot.switchLeft == 0 {
+			ot.burnLeft += p
+			s.armPhase(o)
+		} else {
+			ot.penaltyLeft += p
+		}
+	}
+}
+
 // holdIdle idles c although it has queued work (SMT_NICE), keeping a tick
 // to re-check.
 func (s *Sim) holdIdle(c *cpu, prev *Task) {
@@ -471,6 +502,10 @@ func (s *Sim) setCurr(c *cpu, t *Task) {
 	t.util.set(s.now, 1024)
 	c.util.set(s.now, 1024)
 	s.clearBuddies(c, t)
+	if t.polluteNS == 0 && c.polluted > 0 {
+		t.penaltyLeft += c.polluted
+	}
+	c.polluted = 0
 	if t.lastRanCPU >= 0 && t.lastRanCPU != c.id {
 		d := s.topo.Distance(t.lastRanCPU, c.id)
 		s.stats.migrations[d]++

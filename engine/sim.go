@@ -343,6 +343,12 @@ type TaskSpec struct {
 	// NUMA_BALANCING (default: where it first runs).
 	Memory  Memory
 	MemNode int
+	// PolluteNS is the cache refill a task of this kind forces on others
+	// (a cache burner): when it stops running, the next task on its CPU and
+	// the tasks running on its SMT siblings owe up to this much extra work,
+	// bounded by how long it ran (it can only evict what it had time to
+	// touch).
+	PolluteNS int64
 }
 
 // Spawn creates a task in workload w, places it with fork balancing and
@@ -379,6 +385,7 @@ func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
 	}
 	t.load.last, t.util.last = s.now, s.now
 	t.o1Left = s.O1Timeslice(t.Nice)
+	t.polluteNS = max(0, spec.PolluteNS)
 	t.memPolicy, t.memNode = spec.Memory, -1
 	if spec.Memory == MemNode {
 		if spec.MemNode < 0 || spec.MemNode >= s.topo.Spec.Topology.Sockets {

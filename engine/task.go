@@ -219,6 +219,7 @@ type Task struct {
 	flipDecayTS   int64 // jiffies
 	lastWakee     TaskID
 	o1Left        int64 // SMT_NICE: remaining O(1) timeslice
+	polluteNS     int64 // cache refill this task forces on others (TaskSpec.PolluteNS)
 	memNode       int   // NUMA node of the task's memory, -1 unknown/none
 	memPolicy     Memory
 	numaNext      int64  // NUMA_BALANCING: next placement check

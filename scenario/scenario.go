@@ -135,8 +135,15 @@ func (c *Config) Build() (*engine.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
+	seen := map[string]int{}
 	for _, w := range c.Workloads {
-		if _, err := workload.Add(sim, w, ""); err != nil {
+		sp, _ := workload.Parse(w)
+		seen[sp.Kind]++
+		name := sp.Kind
+		if seen[sp.Kind] > 1 {
+			name = fmt.Sprintf("%s#%d", sp.Kind, seen[sp.Kind])
+		}
+		if _, err := workload.Add(sim, w, name); err != nil {
 			return nil, err
 		}
 	}
