@@ -3,11 +3,11 @@ GO        ?= go
 GOROOT    := $(shell $(GO) env GOROOT)
 WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 
-.PHONY: test vet unit wasm-test bench bench-wasm serve reproduce
+.PHONY: test vet unit wasm-test reproduce-quick bench bench-wasm serve reproduce
 
 ## test: everything CI runs (vet, unit tests, the engine's tests compiled to
-## WebAssembly and run under Node).
-test: vet unit wasm-test
+## WebAssembly and run under Node, the validation targets at reduced size).
+test: vet unit wasm-test reproduce-quick
 
 vet:
 	test -z "$$(gofmt -l .)" || (gofmt -l . && echo "gofmt needed" && false)
@@ -20,6 +20,16 @@ unit:
 # The engine must behave identically in the browser: run its tests as wasm.
 wasm-test:
 	GOOS=js GOARCH=wasm $(GO) test -exec=$(WASM_EXEC) ./engine/...
+
+# The validation targets of validation.md at each experiment's "quick"
+# size; fails when a target not marked known_fail fails.
+reproduce-quick:
+	$(GO) run ./cmd/schedsim reproduce --quick
+
+## reproduce: the validation targets at full size (seed figures beside
+## simulated ones).
+reproduce:
+	$(GO) run ./cmd/schedsim reproduce
 
 ## bench: performance benchmarks (record results in BENCHMARKS.md).
 bench:

@@ -52,6 +52,8 @@ type cpu struct {
 	// pendingOverhead is CPU time an idle CPU owes (e.g. shared-runqueue
 	// lock work); the next task it switches to pays it first.
 	pendingOverhead int64
+	// lastMM is the address space loaded on the CPU (kept while idle).
+	lastMM int
 	// polluted is the cache refill the next non-polluting task to run on
 	// this CPU owes because a cache burner ran here last.
 	polluted int64
@@ -268,8 +270,9 @@ func (s *Sim) continueTask(c *cpu) {
 			}
 			t.actActive = false
 		}
-		// Between actions: a preemption point.
-		if c.needResched {
+		// Between actions: a preemption point, unless the action just
+		// completed continues a kernel section.
+		if c.needResched && !(t.act.Chain && t.act.Kind != ActSpin) {
 			s.schedule(c)
 			return
 		}
@@ -431,6 +434,10 @@ func (s *Sim) schedule(c *cpu) {
 	s.setCurr(c, next)
 	if next != prev {
 		next.switchLeft += s.k.Get(knob.CtxSwitchNS)
+		if next.mm != c.lastMM {
+			next.switchLeft += s.k.Get(knob.MMSwitchNS)
+			c.lastMM = next.mm
+		}
 		s.stats.ctxSwitches++
 		if s.hooks.OnSwitch != nil {
 			s.hooks.OnSwitch(c.id, prev, next)

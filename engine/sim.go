@@ -66,6 +66,7 @@ type Sim struct {
 
 	llcs       []llcShared
 	nextCPU    []int        // SIS_ROTATE: per target CPU, where the last scan stopped (-1: none)
+	mmCount    int          // address spaces handed out
 	srq        [][]srqShard // SHARED_RUNQ: per LLC, its shards
 	overloaded bool         // root_domain->overload
 	nohzNext   int64        // nohz.next_balance
@@ -343,6 +344,9 @@ type TaskSpec struct {
 	// NUMA_BALANCING (default: where it first runs).
 	Memory  Memory
 	MemNode int
+	// MM is the task's address space: 0 gives it a new one of its own (a
+	// process); threads of one process share an id from NewAddressSpace.
+	MM int
 	// PolluteNS is the cache refill a task of this kind forces on others
 	// (a cache burner): when it stops running, the next task on its CPU and
 	// the tasks running on its SMT siblings owe up to this much extra work,
@@ -386,6 +390,10 @@ func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
 	t.load.last, t.util.last = s.now, s.now
 	t.o1Left = s.O1Timeslice(t.Nice)
 	t.polluteNS = max(0, spec.PolluteNS)
+	t.mm = spec.MM
+	if t.mm <= 0 {
+		t.mm = s.NewAddressSpace()
+	}
 	t.memPolicy, t.memNode = spec.Memory, -1
 	if spec.Memory == MemNode {
 		if spec.MemNode < 0 || spec.MemNode >= s.topo.Spec.Topology.Sockets {
@@ -410,6 +418,12 @@ func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
 	s.enqueueNew(c, t)
 	s.checkPreemptNew(c, t)
 	return t.ID, nil
+}
+
+// NewAddressSpace returns a fresh address-space id for TaskSpec.MM.
+func (s *Sim) NewAddressSpace() int {
+	s.mmCount++
+	return s.mmCount
 }
 
 // SetAffinity changes task id's allowed CPUs (sched_setaffinity). A task

@@ -58,6 +58,11 @@ type Action struct {
 	Sync bool
 	// Kernel marks a Run as kernel work that cannot be preempted.
 	Kernel bool
+	// Chain marks an action after which the task stays inside the same
+	// non-preemptible kernel section (the next action continues the same
+	// syscall, e.g. the next wakeup of a wait-queue walk): the end of this
+	// action is not a preemption point.
+	Chain bool
 	// Stamp, when HasStamp, is the time the wakee's wakeup latency is
 	// measured from (schbench's message thread reads the clock once before
 	// waking its whole list); otherwise latency starts at the enqueue.
@@ -219,6 +224,7 @@ type Task struct {
 	flipDecayTS   int64 // jiffies
 	lastWakee     TaskID
 	o1Left        int64 // SMT_NICE: remaining O(1) timeslice
+	mm            int   // address space
 	polluteNS     int64 // cache refill this task forces on others (TaskSpec.PolluteNS)
 	memNode       int   // NUMA node of the task's memory, -1 unknown/none
 	memPolicy     Memory

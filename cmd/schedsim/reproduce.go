@@ -112,10 +112,28 @@ func writeOutcome(w io.Writer, o *experiment.Outcome, took time.Duration) {
 	case o.Pass:
 		fmt.Fprintf(w, "  => %s PASS\n\n", o.Target)
 	case o.KnownFail != "":
-		fmt.Fprintf(w, "  => %s FAIL (known_fail: %s)\n\n", o.Target, o.KnownFail)
+		fmt.Fprintf(w, "  => %s FAIL — known_fail, does not fail reproduce. Diagnosis:\n%s\n", o.Target, wrap(o.KnownFail, "     ", 96))
 	default:
 		fmt.Fprintf(w, "  => %s FAIL\n\n", o.Target)
 	}
+}
+
+// wrap breaks text into lines of at most width runes, each with indent.
+func wrap(text, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for _, word := range strings.Fields(text) {
+		if len([]rune(line))+len([]rune(word)) > width && line != indent {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += word
+	}
+	b.WriteString(line + "\n")
+	return b.String()
 }
 
 func num(x float64) string {

@@ -46,6 +46,7 @@ const (
 	WakeNS
 	IPINS
 	CtxSwitchNS
+	MMSwitchNS
 	MigrateSMTNS
 	MigrateLLCNS
 	MigrateCrossLLCNS
@@ -151,7 +152,9 @@ var table = [numKnobs]Def{
 	IPINS: {Name: "ipi_ns", Kind: Int, Group: Cost, Default: 1500, Min: 0, Max: 1 * ms, Unit: "ns",
 		Doc: "delay before a remote CPU enqueues a task woken for it (wakeup IPI delivery and handling)"},
 	CtxSwitchNS: {Name: "ctx_switch_ns", Kind: Int, Group: Cost, Default: 1000, Min: 0, Max: 1 * ms, Unit: "ns",
-		Doc: "CPU time of a context switch between two tasks"},
+		Doc: "CPU time of a context switch between two threads of one address space (registers, FPU, scheduler bookkeeping)"},
+	MMSwitchNS: {Name: "mm_switch_ns", Kind: Int, Group: Cost, Default: 300, Min: 0, Max: 1 * ms, Unit: "ns",
+		Doc: "extra CPU time when the switch also changes address space (switch_mm: CR3/ASID load and TLB refill); an idle CPU keeps the last one loaded (lazy TLB)"},
 	MigrateSMTNS: {Name: "migrate_smt_ns", Kind: Int, Group: Cost, Default: 0, Min: 0, Max: 100 * ms, Unit: "ns",
 		Doc: "extra work a task does after moving to an SMT sibling (L1/L2 shared: none)"},
 	MigrateLLCNS: {Name: "migrate_llc_ns", Kind: Int, Group: Cost, Default: 3 * us, Min: 0, Max: 100 * ms, Unit: "ns",

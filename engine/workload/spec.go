@@ -176,6 +176,7 @@ type Builder struct {
 	LatNice  int
 	Allowed  cpumask.Mask // zero-length: all CPUs
 	Pressure int64        // ×1024
+	mm       int          // the workload's address space, for ThreadSpec
 }
 
 // Add parses spec text and creates its tasks in sim. name labels the
@@ -301,6 +302,10 @@ func (b *Builder) ThreadSpec(name string, prog engine.Program) engine.TaskSpec {
 	ts := b.TaskSpec(name, prog)
 	ts.Memory = engine.MemNode
 	ts.MemNode = b.Sim.Topology().Socket[b.parentCPU()]
+	if b.mm == 0 {
+		b.mm = b.Sim.NewAddressSpace()
+	}
+	ts.MM = b.mm // one address space: switches between threads are cheaper
 	return ts
 }
 
