@@ -197,7 +197,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 }
 
 func (f *runFlags) config() (scenario.Config, error) {
-	cfg := scenario.Config{Preset: f.preset, Workloads: f.workloads, Knobs: f.sets,
+	wl, err := expandRTAppFiles(f.workloads)
+	if err != nil {
+		return scenario.Config{}, err
+	}
+	cfg := scenario.Config{Preset: f.preset, Workloads: wl, Knobs: f.sets,
 		Seed: f.seed, Duration: int64(f.duration), Debug: f.debug}
 	file := f.machineFile
 	if file == "" && strings.HasSuffix(f.preset, ".json") {
@@ -231,6 +235,29 @@ func (f *runFlags) config() (scenario.Config, error) {
 		return cfg, usagef("%v", err)
 	}
 	return cfg, nil
+}
+
+// expandRTAppFiles turns "rtapp:file=PATH" into the self-contained
+// "rtapp:b64=..." spec (the engine reads no files; a spec must also work in
+// a share link).
+func expandRTAppFiles(specs []string) ([]string, error) {
+	out := make([]string, len(specs))
+	for i, sp := range specs {
+		out[i] = sp
+		rest, ok := strings.CutPrefix(strings.TrimSpace(sp), "rtapp:file=")
+		if !ok {
+			continue
+		}
+		if strings.Contains(rest, ",") {
+			return nil, usagef("workload %q: rtapp:file= takes only the file path (put nice/cpus in the JSON)", sp)
+		}
+		data, err := readLimited(rest, 1<<20)
+		if err != nil {
+			return nil, usagef("workload %q: %v", sp, err)
+		}
+		out[i] = workload.RTAppSpec(data)
+	}
+	return out, nil
 }
 
 func machineNames() []string {

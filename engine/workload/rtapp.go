@@ -112,10 +112,6 @@ import (
 	"schedplay/engine/cpumask"
 )
 
-// TextKey is a free-text workload key (here: rtapp's b64). It belongs in
-// spec.go's KeyType list; Builder.value passes such values through.
-const TextKey KeyType = EnumKey + 1
-
 // Limits on what an rt-app file may ask for.
 const (
 	// RTAppMaxThreads caps the total number of threads (sum of instances).

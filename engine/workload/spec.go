@@ -87,6 +87,8 @@ const (
 	IntKey KeyType = iota
 	CPUListKey
 	EnumKey
+	// TextKey is free text passed through as is (rtapp's b64).
+	TextKey
 )
 
 // Key documents one parameter of a workload kind.
