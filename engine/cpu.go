@@ -379,6 +379,7 @@ func (s *Sim) schedule(c *cpu) {
 			s.pollute(c, prev)
 		}
 		c.curr = nil
+		s.updateConservation(c)
 		if prev.state == TaskRunning {
 			prev.state = TaskRunnable
 			if c.pushTo >= 0 && prev.allowed.Test(c.pushTo) {
@@ -503,6 +504,7 @@ func (s *Sim) pushCurr(c *cpu, t *Task, dst *cpu) {
 // setCurr makes t the running task of c (set_next_entity).
 func (s *Sim) setCurr(c *cpu, t *Task) {
 	c.curr = t
+	defer s.updateConservation(c)
 	t.state = TaskRunning
 	t.execStart = s.now
 	t.prevSumExec = t.sumExec

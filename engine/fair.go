@@ -89,6 +89,7 @@ func (s *Sim) treeInsert(c *cpu, t *Task) {
 		i--
 	}
 	c.tree[i] = t
+	s.updateConservation(c)
 }
 
 func (s *Sim) treeRemove(c *cpu, t *Task) {
@@ -97,6 +98,7 @@ func (s *Sim) treeRemove(c *cpu, t *Task) {
 			copy(c.tree[i:], c.tree[i+1:])
 			c.tree[len(c.tree)-1] = nil
 			c.tree = c.tree[:len(c.tree)-1]
+			s.updateConservation(c)
 			return
 		}
 	}
@@ -151,6 +153,7 @@ func (s *Sim) accountEnqueue(c *cpu, t *Task) {
 	if c.nr >= 2 {
 		s.overloaded = true
 	}
+	s.updateConservation(c)
 }
 
 // accountDequeue removes t from c's counts and load sums.
@@ -159,6 +162,7 @@ func (s *Sim) accountDequeue(c *cpu, t *Task) {
 	c.loadWeight -= t.weight
 	c.runnableLoad.add(s.now, -t.load.at(s.now), -t.weight)
 	t.load.set(s.now, 0)
+	s.updateConservation(c)
 }
 
 // enqueueNew puts a freshly forked task on c (wake_up_new_task).

@@ -86,6 +86,22 @@ func (s *Sim) CheckInvariants() error {
 			}
 		}
 	}
+	cv := &s.conservation
+	idle, waiting := 0, 0
+	for _, c := range s.cpus {
+		if c.idle() {
+			idle++
+		}
+		if len(c.tree) > 0 {
+			waiting++
+		}
+		if cv.cpuIdle[c.id] != c.idle() || cv.cpuWait[c.id] != (len(c.tree) > 0) {
+			return fmt.Errorf("cpu %d: conservation status stale (idle %t/%t waiting %t/%t)", c.id, cv.cpuIdle[c.id], c.idle(), cv.cpuWait[c.id], len(c.tree) > 0)
+		}
+	}
+	if idle != cv.idle || waiting != cv.waiting {
+		return fmt.Errorf("conservation counts idle %d waiting %d, recomputed %d %d", cv.idle, cv.waiting, idle, waiting)
+	}
 	listed := 0
 	for llc, shards := range s.srq {
 		for idx, sh := range shards {

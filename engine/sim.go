@@ -64,12 +64,14 @@ type Sim struct {
 	tickNS       int64
 	smtPresent   bool
 
-	llcs       []llcShared
-	nextCPU    []int        // SIS_ROTATE: per target CPU, where the last scan stopped (-1: none)
-	mmCount    int          // address spaces handed out
-	srq        [][]srqShard // SHARED_RUNQ: per LLC, its shards
-	overloaded bool         // root_domain->overload
-	nohzNext   int64        // nohz.next_balance
+	llcs         []llcShared
+	nextCPU      []int          // SIS_ROTATE: per target CPU, where the last scan stopped (-1: none)
+	mmCount      int            // address spaces handed out
+	lastOn       []lastDecision // per CPU, the last decision that chose it
+	conservation conservation
+	srq          [][]srqShard // SHARED_RUNQ: per LLC, its shards
+	overloaded   bool         // root_domain->overload
+	nohzNext     int64        // nohz.next_balance
 
 	stats    Stats
 	trace    decisionRing
@@ -127,6 +129,13 @@ func New(cfg Config) (*Sim, error) {
 		s.llcs[i].nrIdleScan = int64(tp.LLCSpan[i].Weight())
 	}
 	s.scanMask = cpumask.New(tp.NCPU)
+	s.conservation.init(tp.NCPU, tp.NLLC)
+	s.lastOn = make([]lastDecision, tp.NCPU)
+	for i := range s.cpus {
+		s.conservation.cpuIdle[i] = true
+		s.conservation.llcIdle[tp.LLC[i]]++
+	}
+	s.conservation.idle = tp.NCPU
 	s.nextCPU = make([]int, tp.NCPU)
 	for i := range s.nextCPU {
 		s.nextCPU[i] = -1

@@ -124,6 +124,7 @@ func (s *Sim) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
 	d.Cost = int64(len(s.probeBuf)) * s.k.Get(knob.ProbeNS)
 	s.stats.recordDecision(d)
 	s.trace.add(d)
+	s.rememberDecision(d)
 	if s.hooks.OnWakeup != nil {
 		s.hooks.OnWakeup(d)
 	}
