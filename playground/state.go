@@ -1,0 +1,347 @@
+// Package playground is the browser playground's model, in pure Go so it is
+// tested natively: the state a share link carries (machine, workloads, the
+// knobs of arm A and of an optional arm B, seed, speed), its encoding in
+// the URL fragment, and an App that builds the simulations and advances
+// them frame by frame within a wall-time budget. The js/wasm shell (wasm/)
+// binds it to the page; ui/ draws it.
+package playground
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"schedplay/engine/knob"
+	"schedplay/engine/machine"
+	"schedplay/engine/workload"
+	"schedplay/presets"
+	"schedplay/scenario"
+)
+
+// LinkVersion is the share-link format version (v=1).
+const LinkVersion = 1
+
+// Limits on what a link may ask for, so a hostile link is refused with the
+// limit named instead of hanging the tab.
+const (
+	MaxFragmentBytes = 256 << 10
+	MaxWorkloads     = scenario.MaxWorkloads
+	MaxSpeed         = 1e6
+	MinSpeed         = 0.0001
+)
+
+// Defaults of a fresh page.
+const (
+	DefaultPreset   = "intel-2s-44c-88t"
+	DefaultWorkload = "schbench:m=2,t=22"
+	DefaultSeed     = 1
+	DefaultSpeed    = 1.0
+)
+
+// State is everything a share link carries.
+type State struct {
+	// Preset names an embedded machine preset; Machine, when set, is a
+	// custom machine carried in the link (Preset then only names it).
+	Preset    string
+	Machine   *machine.Spec
+	Workloads []string
+	// Knobs are arm A's settings that differ from the machine's defaults.
+	Knobs map[string]string
+	// AB opens the split view; KnobsB are arm B's settings (relative to
+	// the machine's defaults, like Knobs).
+	AB     bool
+	KnobsB map[string]string
+	Seed   uint64
+	// Speed is simulated seconds per wall second; 0 means "max".
+	Speed float64
+	// Experiment, when set, names the experiment preset the state came
+	// from (informational; the arms are already in Knobs/KnobsB).
+	Experiment string
+}
+
+// Default returns the state of a fresh page.
+func Default() State {
+	return State{Preset: DefaultPreset, Workloads: []string{DefaultWorkload}, Seed: DefaultSeed, Speed: DefaultSpeed,
+		Knobs: map[string]string{}, KnobsB: map[string]string{}}
+}
+
+// MachineSpec returns the machine the state runs on.
+func (st *State) MachineSpec() (*machine.Spec, error) {
+	if st.Machine != nil {
+		return st.Machine, nil
+	}
+	return presets.Machine(st.Preset)
+}
+
+// Config returns the scenario config of arm 0 (A) or 1 (B).
+func (st *State) Config(arm int) scenario.Config {
+	m := st.Knobs
+	if arm == 1 {
+		m = st.KnobsB
+	}
+	var sets []string
+	for _, k := range sortedKeys(m) {
+		sets = append(sets, k+"="+m[k])
+	}
+	return scenario.Config{Preset: st.Preset, Machine: st.Machine, Workloads: append([]string(nil), st.Workloads...),
+		Knobs: sets, Seed: st.Seed, Duration: scenario.MaxDuration}
+}
+
+// Validate checks the state as the simulation would.
+func (st *State) Validate() error {
+	if len(st.Workloads) == 0 {
+		return fmt.Errorf("no workload (add one, e.g. %s)", DefaultWorkload)
+	}
+	if len(st.Workloads) > MaxWorkloads {
+		return fmt.Errorf("%d workloads: at most %d", len(st.Workloads), MaxWorkloads)
+	}
+	if st.Speed != 0 && (st.Speed < MinSpeed || st.Speed > MaxSpeed) {
+		return fmt.Errorf("speed %g out of range (allowed: %g..%g, or max)", st.Speed, MinSpeed, MaxSpeed)
+	}
+	arms := 1
+	if st.AB {
+		arms = 2
+	}
+	for a := 0; a < arms; a++ {
+		cfg := st.Config(a)
+		if _, _, err := cfg.Check(); err != nil {
+			if arms == 2 {
+				return fmt.Errorf("arm %c: %v", 'A'+a, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// reserved are the fragment keys that are not knobs.
+var reserved = []string{"v", "preset", "machine", "w", "seed", "speed", "ab", "exp"}
+
+// Parse reads a URL fragment ("#preset=…&w=…&SIS_CORE=0&seed=7"), with or
+// without the leading '#'. Knob keys name arm A's knobs; "b.KNOB" arm B's.
+// Every problem is an error naming the key and what is allowed; the caller
+// keeps (or falls back to) a good state.
+func Parse(fragment string) (State, error) {
+	st := Default()
+	fragment = strings.TrimPrefix(fragment, "#")
+	if len(fragment) > MaxFragmentBytes {
+		return st, fmt.Errorf("link is %d bytes: at most %d", len(fragment), MaxFragmentBytes)
+	}
+	if strings.TrimSpace(fragment) == "" {
+		return st, nil
+	}
+	var workloads []string
+	sawWorkload, sawExp := false, false
+	for _, part := range strings.Split(fragment, "&") {
+		if part == "" {
+			continue
+		}
+		key, raw, _ := strings.Cut(part, "=")
+		val, err := url.PathUnescape(raw)
+		if err != nil {
+			return Default(), fmt.Errorf("link key %q: bad percent-encoding in %q", key, raw)
+		}
+		switch key {
+		case "v":
+			if val != strconv.Itoa(LinkVersion) {
+				return Default(), fmt.Errorf("link version %q not supported (this page reads v=%d)", val, LinkVersion)
+			}
+		case "preset":
+			st.Preset = val
+		case "machine":
+			spec, err := decodeMachine(val)
+			if err != nil {
+				return Default(), err
+			}
+			st.Machine = spec
+		case "w":
+			sawWorkload = true
+			if val != "" {
+				workloads = append(workloads, val)
+			}
+		case "seed":
+			n, err := strconv.ParseUint(val, 10, 64)
+			if err != nil {
+				return Default(), fmt.Errorf("link key seed: %q is not a non-negative integer", val)
+			}
+			st.Seed = n
+		case "speed":
+			if val == "max" {
+				st.Speed = 0
+				break
+			}
+			f, err := strconv.ParseFloat(val, 64)
+			if err != nil || f < MinSpeed || f > MaxSpeed {
+				return Default(), fmt.Errorf("link key speed: %q (allowed: %g..%g or max)", val, MinSpeed, MaxSpeed)
+			}
+			st.Speed = f
+		case "ab":
+			switch val {
+			case "1", "true":
+				st.AB = true
+			case "0", "false":
+				st.AB = false
+			default:
+				return Default(), fmt.Errorf("link key ab: %q (allowed: 0 or 1)", val)
+			}
+		case "exp":
+			sawExp = true
+			if err := st.applyExperiment(val); err != nil {
+				return Default(), err
+			}
+		default:
+			target := st.Knobs
+			name := key
+			if b, ok := strings.CutPrefix(key, "b."); ok {
+				target, name = st.KnobsB, b
+			}
+			id, ok := knob.Lookup(name)
+			if !ok {
+				return Default(), fmt.Errorf("link key %q is neither a knob nor one of %s (knobs: see the panel or `schedsim knobs`)",
+					key, strings.Join(reserved, ", "))
+			}
+			d := knob.ByID(id)
+			if _, err := d.Parse(val); err != nil {
+				return Default(), fmt.Errorf("link: %v", err)
+			}
+			target[d.Name] = val
+		}
+	}
+	if sawWorkload {
+		st.Workloads = workloads
+	} else if !sawExp && len(st.Workloads) == 0 {
+		st.Workloads = []string{DefaultWorkload}
+	}
+	if st.Machine == nil {
+		if _, err := presets.Machine(st.Preset); err != nil {
+			return Default(), fmt.Errorf("link key preset: %v", err)
+		}
+	} else if st.Preset == DefaultPreset {
+		st.Preset = st.Machine.Name
+	}
+	if err := st.Validate(); err != nil {
+		return Default(), fmt.Errorf("link: %v", err)
+	}
+	return st, nil
+}
+
+// applyExperiment opens an experiment preset: its machine and workloads,
+// its first arm as A and (with two or more arms) its second as B.
+func (st *State) applyExperiment(name string) error {
+	e, err := presets.ExperimentByName(name)
+	if err != nil {
+		return fmt.Errorf("link key exp: %v", err)
+	}
+	st.Experiment = e.Name
+	arm := func(i int) (string, []string, map[string]string) {
+		a := e.Arms[i]
+		m := a.Machine
+		if m == "" {
+			m = e.Machine
+		}
+		w := a.Workloads
+		if len(w) == 0 {
+			w = e.Workloads
+		}
+		k := map[string]string{}
+		for n, v := range e.Knobs {
+			k[n] = v
+		}
+		for n, v := range a.Knobs {
+			k[n] = v
+		}
+		return m, w, k
+	}
+	m, w, k := arm(0)
+	st.Preset, st.Machine, st.Workloads, st.Knobs = m, nil, append([]string(nil), w...), k
+	st.AB, st.KnobsB = false, map[string]string{}
+	if len(e.Arms) > 1 {
+		mb, wb, kb := arm(1)
+		if mb == m && strings.Join(wb, "\x00") == strings.Join(w, "\x00") {
+			st.AB, st.KnobsB = true, kb
+		}
+	}
+	return nil
+}
+
+// Encode writes the state as a fragment (without '#'), with only the
+// values that differ from a fresh page's and v=1 first.
+func (st State) Encode() string {
+	var parts []string
+	parts = append(parts, "v="+strconv.Itoa(LinkVersion))
+	if st.Machine != nil {
+		b, _ := json.Marshal(st.Machine)
+		parts = append(parts, "machine="+base64.RawURLEncoding.EncodeToString(b))
+	} else if st.Preset != DefaultPreset {
+		parts = append(parts, "preset="+st.Preset)
+	}
+	if !(len(st.Workloads) == 1 && st.Workloads[0] == DefaultWorkload) {
+		if len(st.Workloads) == 0 {
+			parts = append(parts, "w=")
+		}
+		for _, w := range st.Workloads {
+			parts = append(parts, "w="+escape(w))
+		}
+	}
+	for _, k := range sortedKeys(st.Knobs) {
+		parts = append(parts, k+"="+escape(st.Knobs[k]))
+	}
+	if st.AB {
+		parts = append(parts, "ab=1")
+		for _, k := range sortedKeys(st.KnobsB) {
+			parts = append(parts, "b."+k+"="+escape(st.KnobsB[k]))
+		}
+	}
+	if st.Seed != DefaultSeed {
+		parts = append(parts, "seed="+strconv.FormatUint(st.Seed, 10))
+	}
+	if st.Speed != DefaultSpeed {
+		if st.Speed == 0 {
+			parts = append(parts, "speed=max")
+		} else {
+			parts = append(parts, "speed="+strconv.FormatFloat(st.Speed, 'g', -1, 64))
+		}
+	}
+	return strings.Join(parts, "&")
+}
+
+// escape percent-encodes only what would break the fragment's syntax.
+func escape(s string) string {
+	r := strings.NewReplacer("%", "%25", "&", "%26", "#", "%23", " ", "%20")
+	return r.Replace(s)
+}
+
+func decodeMachine(val string) (*machine.Spec, error) {
+	data, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(val, "="))
+	if err != nil {
+		return nil, fmt.Errorf("link key machine: not base64url JSON (%v)", err)
+	}
+	spec, err := presets.ParseMachine(data, "link machine")
+	if err != nil {
+		return nil, fmt.Errorf("link key machine: %v", err)
+	}
+	return spec, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CheckWorkload validates one workload spec against the state's machine.
+func (st *State) CheckWorkload(spec string) error {
+	m, err := st.MachineSpec()
+	if err != nil {
+		return err
+	}
+	return workload.Check(spec, m.NumCPUs())
+}

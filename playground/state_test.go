@@ -1,0 +1,131 @@
+package playground
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+
+	"schedplay/engine"
+	"schedplay/scenario"
+)
+
+func TestLinkRoundTrip(t *testing.T) {
+	st := Default()
+	st.Preset = "amd-zen3-2s-128c-256t"
+	st.Workloads = []string{"schbench:m=4,t=16", "hog:n=8,nice=19,cpus=0-3,128-131"}
+	st.Knobs["SIS_CORE"] = "false"
+	st.AB = true
+	st.KnobsB["SIS_CORE"] = "false"
+	st.KnobsB["SIS_PROP"] = "false"
+	st.Seed = 7
+	st.Speed = 0.01
+	frag := st.Encode()
+	if !strings.HasPrefix(frag, "v=1&") {
+		t.Fatalf("link does not start with v=1: %s", frag)
+	}
+	back, err := Parse("#" + frag)
+	if err != nil {
+		t.Fatalf("%s: %v", frag, err)
+	}
+	if back.Encode() != frag {
+		t.Fatalf("round trip changed the link:\n%s\n%s", frag, back.Encode())
+	}
+	if Default().Encode() != "v=1" {
+		t.Fatalf("default state writes %q, want only v=1", Default().Encode())
+	}
+}
+
+func TestContractExampleLinkParses(t *testing.T) {
+	st, err := Parse("#preset=intel-2s-44c-88t&w=schbench:m=2,t=22&SIS_CORE=0&seed=7&speed=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Knobs["SIS_CORE"] != "0" || st.Seed != 7 || st.Workloads[0] != "schbench:m=2,t=22" {
+		t.Fatalf("parsed %+v", st)
+	}
+}
+
+// A bad or hostile link gives an error naming the problem (the page shows
+// it and keeps the defaults).
+func TestHostileLinksAreRefusedWithAReason(t *testing.T) {
+	big := base64.RawURLEncoding.EncodeToString([]byte(`{"name":"huge","kind":"machine","title":"t","source":"s","topology":{"sockets":1,"cores_per_socket":1000000,"threads_per_core":1,"cores_per_llc":1000000,"numbering":"interleaved"},"smt_throughput":[1],"idle_states":[{"name":"C1","exit_latency_us":1,"target_residency_us":1}]}`))
+	cases := []struct{ frag, want string }{
+		{"FOO=1", `"FOO"`},
+		{"SIS_CORE=maybe", "SIS_CORE"},
+		{"preset=no-such", "no-such"},
+		{"w=bogus:x=1", "bogus"},
+		{"w=schbench:m=0", "m"},
+		{"seed=-3", "seed"},
+		{"speed=fast", "speed"},
+		{"v=9", "version"},
+		{"machine=!!!not-base64", "machine"},
+		{"machine=" + big, "2048"},
+		{"exp=nope", "nope"},
+		{"w=hog:cpus=0-9999", "cpus"},
+		{strings.Repeat("x", MaxFragmentBytes+1), "at most"},
+	}
+	for _, c := range cases {
+		st, err := Parse(c.frag)
+		if err == nil {
+			t.Errorf("%.60s: accepted", c.frag)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.60s: error %q does not mention %q", c.frag, err, c.want)
+		}
+		if st.Encode() != Default().Encode() {
+			t.Errorf("%.60s: did not fall back to defaults", c.frag)
+		}
+	}
+}
+
+func TestExperimentLinkOpensTwoArms(t *testing.T) {
+	st, err := Parse("exp=v1-sis-schbench-one-socket")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.AB || st.Knobs["SIS_BOUND"] != "" || st.KnobsB["SIS_BOUND"] != "true" {
+		t.Fatalf("experiment arms not opened as A/B: %+v", st)
+	}
+}
+
+// The page's frame-by-frame advance reaches the same results as one run
+// of the scenario to the same time: chunking does not change a run.
+func TestAdvanceInFramesMatchesOneRun(t *testing.T) {
+	a := New()
+	st := Default()
+	st.Preset = "amd-7950x-16c-32t"
+	st.Workloads = []string{"schbench:m=2,t=8,c=2000,s=1000"}
+	st.Speed = 0.05
+	if err := a.Apply(st); err != nil {
+		t.Fatal(err)
+	}
+	for a.Now() < 300*engine.Millisecond {
+		a.Advance(16*time.Millisecond, time.Second)
+	}
+	a.RunTo(300 * engine.Millisecond)
+	cfg := st.Config(0)
+	cfg.Duration = 300 * engine.Millisecond
+	want, err := scenario.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := a.Arms()[0].Sim.Workloads()[0].WakeupLatency
+	wantLat := want.Workloads[0].WakeupLatencyUS
+	got.Mean, wantLat.Mean = 0, 0 // the result rounds the mean
+	if got != wantLat || a.Arms()[0].Sim.Events() != want.Events {
+		t.Fatalf("frames: %+v (%d events); one run: %+v (%d events)", got, a.Arms()[0].Sim.Events(), want.Workloads[0].WakeupLatencyUS, want.Events)
+	}
+}
+
+func TestStepWakeupStopsAtTheNextDecision(t *testing.T) {
+	a := New()
+	for i := 0; i < 5; i++ {
+		before := a.Arms()[0].Sim.Totals().Wakeups
+		a.StepWakeup()
+		if got := a.Arms()[0].Sim.Totals().Wakeups; got != before+1 {
+			t.Fatalf("step %d: wakeups %d -> %d", i, before, got)
+		}
+	}
+}
