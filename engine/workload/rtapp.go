@@ -135,6 +135,14 @@ func init() {
 			{Name: "b64", Type: TextKey, Default: "", Doc: "the rt-app JSON file, base64url-encoded (required)"},
 		},
 		build: buildRTApp,
+		check: func(b *Builder) error {
+			data, err := decodeRTAppB64(b.Str("b64"))
+			if err != nil {
+				return err
+			}
+			_, err = ParseRTApp(data)
+			return err
+		},
 	})
 }
 

@@ -108,6 +108,9 @@ type Kind struct {
 	Doc   string
 	Keys  []Key
 	build func(b *Builder) error
+	// check, when set, validates what the keys cannot say on their own
+	// (an rt-app file's contents) before anything is built.
+	check func(b *Builder) error
 }
 
 func (k *Kind) key(name string) *Key {
@@ -204,7 +207,7 @@ func Check(text string, ncpu int) error {
 
 func newBuilder(sp Spec, ncpu int) (*Builder, error) {
 	k := registry[sp.Kind]
-	b := &Builder{Spec: sp, kind: k, text: sp.String()}
+	b := &Builder{Spec: sp, kind: k, text: shorten(sp.String(), 120)}
 	for _, key := range k.AllKeys() {
 		if _, err := b.value(key.Name); err != nil {
 			return nil, err
@@ -220,7 +223,22 @@ func newBuilder(sp Spec, ncpu int) (*Builder, error) {
 		}
 		b.Allowed = m
 	}
+	if k.check != nil {
+		if err := k.check(b); err != nil {
+			return nil, fmt.Errorf("workload %q: %v", b.text, err)
+		}
+	}
 	return b, nil
+}
+
+// shorten keeps error messages readable when a value is long (an rt-app
+// file carried as base64).
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }
 
 // AddSpec creates the tasks of a parsed spec.
