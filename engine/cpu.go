@@ -412,14 +412,7 @@ func (s *Sim) schedule(c *cpu) {
 		}
 	}
 	if next == nil {
-		s.q.cancel(c.id)
-		if prev != nil {
-			s.enterIdle(c)
-			s.coreChanged(c)
-			if s.hooks.OnSwitch != nil {
-				s.hooks.OnSwitch(c.id, prev, nil)
-			}
-		}
+		s.switchToIdle(c, prev)
 		c.smtHeld = false
 		c.pendingOverhead = 0 // paid out of idle time
 		if s.smtPresent && s.k.On(knob.SMT_NICE) {
@@ -477,17 +470,24 @@ func (s *Sim) pollute(c *cpu, t *Task) {
 	}
 }
 
+// switchToIdle is the switch from prev (nil: already idle) to the idle
+// task.
+func (s *Sim) switchToIdle(c *cpu, prev *Task) {
+	s.q.cancel(c.id)
+	if prev == nil {
+		return
+	}
+	s.enterIdle(c)
+	s.coreChanged(c)
+	if s.hooks.OnSwitch != nil {
+		s.hooks.OnSwitch(c.id, prev, nil)
+	}
+}
+
 // holdIdle idles c although it has queued work (SMT_NICE), keeping a tick
 // to re-check.
 func (s *Sim) holdIdle(c *cpu, prev *Task) {
-	s.q.cancel(c.id)
-	if prev != nil {
-		s.enterIdle(c)
-		s.coreChanged(c)
-		if s.hooks.OnSwitch != nil {
-			s.hooks.OnSwitch(c.id, prev, nil)
-		}
-	}
+	s.switchToIdle(c, prev)
 	c.smtHeld = true
 	s.q.schedule(s.topo.NCPU+c.id, (s.now/s.tickNS+1)*s.tickNS)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 
+	"schedplay/engine/cpumask"
 	"schedplay/engine/knob"
 	"schedplay/engine/machine"
 )
@@ -347,23 +348,23 @@ func (s *Sim) selectIdleCPU(p *Task, llc *machine.Domain, target int, d *Decisio
 	d.SISLimit = int(min(nr, math.MaxInt32))
 
 	start := target
-	rotate := s.k.On(knob.SIS_ROTATE)
-	if rotate && s.nextCPU[target] >= 0 {
+	if s.k.On(knob.SIS_ROTATE) && s.nextCPU[target] >= 0 {
 		start = s.nextCPU[target]
 	}
 	probes := 0
 	found := -1
+	window := llc.Span
 	if s.k.On(knob.SIS_TARGET_CORE) {
 		// Parth Shah's diff: the target's own core first (these probes do
 		// not consume nr), then the window over the rest of the LLC. The
 		// diff probed siblings without an affinity test; we skip
 		// disallowed ones so a pinned task is never placed outside its mask.
-		cpus := s.scanMask
-		cpus.And(llc.Span, p.allowed)
+		window = s.scanMask
+		window.And(llc.Span, p.allowed)
 		sib := s.topo.SiblingsOf(target)
 		it := sib.IterWrap(target)
 		for c, ok := it.Next(); ok; c, ok = it.Next() {
-			cpus.Clear(c)
+			window.Clear(c)
 			if !p.allowed.Test(c) {
 				continue
 			}
@@ -373,52 +374,47 @@ func (s *Sim) selectIdleCPU(p *Task, llc *machine.Domain, target int, d *Decisio
 				break
 			}
 		}
-		if found < 0 {
-			it = cpus.IterWrap(start)
-			for c, ok := it.Next(); ok; c, ok = it.Next() {
-				if rotate {
-					s.nextCPU[target] = c
-				}
-				nr--
-				if nr == 0 {
-					d.SISProbes, d.SISCutShort = probes, true
-					return -1
-				}
-				probes++
-				if s.probe(c) {
-					found = c
-					break
-				}
-			}
-		}
-	} else {
-		it := llc.Span.IterWrap(start)
-		for c, ok := it.Next(); ok; c, ok = it.Next() {
-			if rotate {
-				// Recorded for every CPU visited, idle or not: the boundary
-				// of the search (Subhra's reply to Srikar Dronamraju).
-				s.nextCPU[target] = c
-			}
-			nr--
-			if nr == 0 {
-				// The budget ran out: return without updating avg_scan_cost.
-				d.SISProbes, d.SISCutShort = probes, true
-				return -1
-			}
-			if !p.allowed.Test(c) {
-				continue
-			}
-			probes++
-			if s.probe(c) {
-				found = c
-				break
-			}
+	}
+	if found < 0 {
+		var cut bool
+		found, cut = s.scanWindow(p, window, start, target, &nr, &probes)
+		if cut {
+			// The budget ran out: return without updating avg_scan_cost.
+			d.SISProbes, d.SISCutShort = probes, true
+			return -1
 		}
 	}
 	d.SISProbes = probes
 	scanTime := int64(probes) * s.k.Get(knob.ProbeNS)
 	wc.avgScanCost += (scanTime - wc.avgScanCost) / 8
 	return found
+}
+
+// scanWindow is select_idle_cpu's loop: visit window from start, wrapping,
+// until an idle allowed CPU is found or nr runs out (pre-decremented, so
+// nr probes at most nr-1 CPUs; a disallowed CPU consumes nr unprobed, as
+// in v5.2). With SIS_ROTATE every CPU visited — idle or not, probed or not —
+// is recorded in next_cpu[target] (Subhra's reply to Srikar Dronamraju).
+func (s *Sim) scanWindow(p *Task, window cpumask.Mask, start, target int, nr *int64, probes *int) (found int, cutShort bool) {
+	rotate := s.k.On(knob.SIS_ROTATE)
+	it := window.IterWrap(start)
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		if rotate {
+			s.nextCPU[target] = c
+		}
+		*nr--
+		if *nr == 0 {
+			return -1, true
+		}
+		if !p.allowed.Test(c) {
+			continue
+		}
+		*probes++
+		if s.probe(c) {
+			return c, false
+		}
+	}
+	return -1, false
 }
 
 // latencyNiceDepth maps a task's latency-nice to the number of CPUs

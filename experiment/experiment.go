@@ -63,23 +63,13 @@ type ArmJSON struct {
 }
 
 // Config returns the scenario config of arm a of e (seed 1).
-func Config(e *presets.Experiment, a presets.Arm, size presets.Size) scenario.Config {
-	m := a.Machine
-	if m == "" {
-		m = e.Machine
-	}
-	wl := a.Workloads
-	if len(wl) == 0 {
-		wl = e.Workloads
-	}
+func Config(e *presets.Experiment, i int, size presets.Size) scenario.Config {
+	m, wl, knobs := e.ArmSetup(i)
 	var sets []string
-	for _, k := range sortedKeys(e.Knobs) {
-		sets = append(sets, k+"="+e.Knobs[k])
+	for _, k := range sortedKeys(knobs) {
+		sets = append(sets, k+"="+knobs[k])
 	}
-	for _, k := range sortedKeys(a.Knobs) {
-		sets = append(sets, k+"="+a.Knobs[k])
-	}
-	d := a.DurationS
+	d := e.Arms[i].DurationS
 	if d == 0 {
 		d = e.DurationS
 	}
@@ -103,8 +93,8 @@ func Run(e *presets.Experiment, size presets.Size, progress func(string)) (*Outc
 	}
 	o := &Outcome{Name: e.Name, Target: e.Target, Title: e.Title, Source: e.Source, Seeds: seeds, DurationS: dur,
 		KnownFail: e.KnownFail, arms: map[string]*ArmResult{}, Arms: map[string]*ArmJSON{}}
-	for _, a := range e.Arms {
-		cfg := Config(e, a, size)
+	for i, a := range e.Arms {
+		cfg := Config(e, i, size)
 		if progress != nil {
 			progress(fmt.Sprintf("%s: arm %s (%s) on %s, %d seeds", e.Name, a.Name, a.Label, cfg.Preset, seeds))
 		}
@@ -113,7 +103,8 @@ func Run(e *presets.Experiment, size presets.Size, progress func(string)) (*Outc
 			return nil, fmt.Errorf("%s arm %s: %v", e.Name, a.Name, err)
 		}
 		o.arms[a.Name] = &ArmResult{Arm: a, Machine: cfg.Preset, Results: res}
-		o.Arms[a.Name] = &ArmJSON{Label: a.Label, Machine: cfg.Preset, Workloads: cfg.Workloads, Knobs: mergeKnobs(e.Knobs, a.Knobs)}
+		_, _, knobs := e.ArmSetup(i)
+		o.Arms[a.Name] = &ArmJSON{Label: a.Label, Machine: cfg.Preset, Workloads: cfg.Workloads, Knobs: knobs}
 	}
 	for _, r := range e.Rows {
 		ro := RowOut{Label: r.Label, Seed: r.Seed, Sim: r.Sim}
@@ -133,17 +124,6 @@ func Run(e *presets.Experiment, size presets.Size, progress func(string)) (*Outc
 		o.Checks = append(o.Checks, co)
 	}
 	return o, nil
-}
-
-func mergeKnobs(a, b map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
 }
 
 // Metric returns the mean and sample stdev over seeds of a metric

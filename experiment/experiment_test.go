@@ -15,8 +15,8 @@ func TestEmbeddedExperimentsAreRunnable(t *testing.T) {
 		t.Fatal("no experiments embedded")
 	}
 	for _, e := range exps {
-		for _, a := range e.Arms {
-			cfg := Config(e, a, presets.Size{})
+		for i, a := range e.Arms {
+			cfg := Config(e, i, presets.Size{})
 			if _, _, err := cfg.Check(); err != nil {
 				t.Errorf("%s arm %s: %v", e.Name, a.Name, err)
 			}

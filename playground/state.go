@@ -238,30 +238,11 @@ func (st *State) applyExperiment(name string) error {
 		return fmt.Errorf("link key exp: %v", err)
 	}
 	st.Experiment = e.Name
-	arm := func(i int) (string, []string, map[string]string) {
-		a := e.Arms[i]
-		m := a.Machine
-		if m == "" {
-			m = e.Machine
-		}
-		w := a.Workloads
-		if len(w) == 0 {
-			w = e.Workloads
-		}
-		k := map[string]string{}
-		for n, v := range e.Knobs {
-			k[n] = v
-		}
-		for n, v := range a.Knobs {
-			k[n] = v
-		}
-		return m, w, k
-	}
-	m, w, k := arm(0)
+	m, w, k := e.ArmSetup(0)
 	st.Preset, st.Machine, st.Workloads, st.Knobs = m, nil, append([]string(nil), w...), k
 	st.AB, st.KnobsB = false, map[string]string{}
 	if len(e.Arms) > 1 {
-		mb, wb, kb := arm(1)
+		mb, wb, kb := e.ArmSetup(1)
 		if mb == m && strings.Join(wb, "\x00") == strings.Join(w, "\x00") {
 			st.AB, st.KnobsB = true, kb
 		}

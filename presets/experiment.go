@@ -84,6 +84,29 @@ type Check struct {
 	Pct  *float64 `json:"pct"`
 }
 
+// ArmSetup returns what arm i runs: its machine, workloads and knob
+// settings, with the experiment's defaults filled in (arm knobs override
+// the experiment's).
+func (e *Experiment) ArmSetup(i int) (machine string, workloads []string, knobs map[string]string) {
+	a := e.Arms[i]
+	machine = a.Machine
+	if machine == "" {
+		machine = e.Machine
+	}
+	workloads = a.Workloads
+	if len(workloads) == 0 {
+		workloads = e.Workloads
+	}
+	knobs = map[string]string{}
+	for k, v := range e.Knobs {
+		knobs[k] = v
+	}
+	for k, v := range a.Knobs {
+		knobs[k] = v
+	}
+	return machine, append([]string(nil), workloads...), knobs
+}
+
 // MetricFields are the names a metric reference may use after the colon.
 var MetricFields = []string{
 	"p50", "p75", "p90", "p95", "p99", "p99_5", "p99_9", "min", "max", "count",
