@@ -590,7 +590,7 @@ func (s *Sim) updateIdleCore(c *cpu) {
 // arriving), keeping an earlier pending kick.
 func (s *Sim) kick(c *cpu, when int64) {
 	slot := 2*s.topo.NCPU + c.id
-	if s.q.queued(slot) && s.q.when[slot] <= when {
+	if s.q.queued(slot) && s.q.whenOf(slot) <= when {
 		return
 	}
 	s.q.schedule(slot, when)

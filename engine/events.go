@@ -1,95 +1,95 @@
 package engine
 
-// The event queue is an indexed binary heap of "slots". Every source of
+// The event queue is an indexed 4-ary min-heap of "slots". Every source of
 // future events owns one slot — each CPU has three (phase end, tick, kick)
-// and each task one (timer or pending activation) — so rescheduling an event
-// moves its slot in place instead of leaving stale entries behind, and the
-// queue never allocates per event. Ties at the same nanosecond are broken
-// by the order in which the events were scheduled, which keeps runs
-// deterministic.
+// and each task one (timer) — so rescheduling an event moves its slot in
+// place instead of leaving stale entries behind, and the queue never
+// allocates per event. Ties at the same nanosecond are broken by the order
+// in which the events were scheduled, which keeps runs deterministic.
+// Entries carry their keys inline (a heap of structs, 4 children per node)
+// because comparisons dominate the engine's time on big machines.
 
-type slotKind uint8
-
-const (
-	slotNone slotKind = iota
-	slotCPUPhase
-	slotCPUTick
-	slotCPUKick
-	slotTaskTimer
-)
+type heapEntry struct {
+	when int64
+	seq  uint64
+	slot int32
+}
 
 type eventQueue struct {
-	when []int64
-	seq  []uint64
-	pos  []int32 // index in heap, -1 when not queued
-	heap []int32
+	heap []heapEntry
+	pos  []int32 // per slot: index in heap, -1 when not queued
 	next uint64
 }
 
 func (q *eventQueue) grow(nSlots int) {
-	for len(q.when) < nSlots {
-		q.when = append(q.when, 0)
-		q.seq = append(q.seq, 0)
+	for len(q.pos) < nSlots {
 		q.pos = append(q.pos, -1)
 	}
 }
 
-func (q *eventQueue) less(i, j int) bool {
-	a, b := q.heap[i], q.heap[j]
-	if q.when[a] != q.when[b] {
-		return q.when[a] < q.when[b]
+func before(a, b *heapEntry) bool {
+	if a.when != b.when {
+		return a.when < b.when
 	}
-	return q.seq[a] < q.seq[b]
-}
-
-func (q *eventQueue) swap(i, j int) {
-	q.heap[i], q.heap[j] = q.heap[j], q.heap[i]
-	q.pos[q.heap[i]] = int32(i)
-	q.pos[q.heap[j]] = int32(j)
+	return a.seq < b.seq
 }
 
 func (q *eventQueue) up(i int) {
+	e := q.heap[i]
 	for i > 0 {
-		p := (i - 1) / 2
-		if !q.less(i, p) {
-			return
+		p := (i - 1) / 4
+		if !before(&e, &q.heap[p]) {
+			break
 		}
-		q.swap(i, p)
+		q.heap[i] = q.heap[p]
+		q.pos[q.heap[i].slot] = int32(i)
 		i = p
 	}
+	q.heap[i] = e
+	q.pos[e.slot] = int32(i)
 }
 
 func (q *eventQueue) down(i int) {
 	n := len(q.heap)
+	e := q.heap[i]
 	for {
-		l := 2*i + 1
-		if l >= n {
-			return
+		c := 4*i + 1
+		if c >= n {
+			break
 		}
-		m := l
-		if r := l + 1; r < n && q.less(r, l) {
-			m = r
+		m := c
+		end := min(c+4, n)
+		for k := c + 1; k < end; k++ {
+			if before(&q.heap[k], &q.heap[m]) {
+				m = k
+			}
 		}
-		if !q.less(m, i) {
-			return
+		if !before(&q.heap[m], &e) {
+			break
 		}
-		q.swap(i, m)
+		q.heap[i] = q.heap[m]
+		q.pos[q.heap[i].slot] = int32(i)
 		i = m
 	}
+	q.heap[i] = e
+	q.pos[e.slot] = int32(i)
 }
 
 // schedule sets slot to fire at when, replacing any earlier setting.
 func (q *eventQueue) schedule(slot int, when int64) {
-	q.when[slot] = when
-	q.seq[slot] = q.next
+	e := heapEntry{when: when, seq: q.next, slot: int32(slot)}
 	q.next++
 	if p := q.pos[slot]; p >= 0 {
-		q.up(int(p))
-		q.down(int(q.pos[slot]))
+		old := q.heap[p]
+		q.heap[p] = e
+		if before(&e, &old) {
+			q.up(int(p))
+		} else {
+			q.down(int(p))
+		}
 		return
 	}
-	q.pos[slot] = int32(len(q.heap))
-	q.heap = append(q.heap, int32(slot))
+	q.heap = append(q.heap, e)
 	q.up(len(q.heap) - 1)
 }
 
@@ -99,33 +99,36 @@ func (q *eventQueue) cancel(slot int) {
 	if p < 0 {
 		return
 	}
-	last := len(q.heap) - 1
-	if p != last {
-		q.swap(p, last)
-	}
-	q.heap = q.heap[:last]
 	q.pos[slot] = -1
-	if p != last {
-		moved := q.heap[p]
-		q.up(p)
-		q.down(int(q.pos[moved]))
+	last := len(q.heap) - 1
+	if p == last {
+		q.heap = q.heap[:last]
+		return
 	}
+	moved := q.heap[last]
+	q.heap = q.heap[:last]
+	q.heap[p] = moved
+	q.pos[moved.slot] = int32(p)
+	q.up(p)
+	q.down(int(q.pos[moved.slot]))
 }
 
 func (q *eventQueue) queued(slot int) bool { return q.pos[slot] >= 0 }
+
+// whenOf returns the time slot is queued for (meaningful when queued).
+func (q *eventQueue) whenOf(slot int) int64 { return q.heap[q.pos[slot]].when }
 
 // peek returns the earliest slot and its time, or -1.
 func (q *eventQueue) peek() (int, int64) {
 	if len(q.heap) == 0 {
 		return -1, 0
 	}
-	s := q.heap[0]
-	return int(s), q.when[s]
+	return int(q.heap[0].slot), q.heap[0].when
 }
 
 // pop removes and returns the earliest slot.
 func (q *eventQueue) pop() int {
-	s := int(q.heap[0])
+	s := int(q.heap[0].slot)
 	q.cancel(s)
 	return s
 }
