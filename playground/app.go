@@ -142,6 +142,14 @@ func (a *App) SetSpeed(s float64) error {
 	return nil
 }
 
+// Speed returns the set speed (simulated seconds per wall second; 0 =
+// max) without copying the state.
+func (a *App) Speed() float64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.state.Speed
+}
+
 // AchievedSpeed is the simulated seconds per wall second actually reached
 // over the last frames.
 func (a *App) AchievedSpeed() float64 {

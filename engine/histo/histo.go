@@ -5,6 +5,8 @@
 package histo
 
 import (
+	"math/bits"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
@@ -20,6 +22,7 @@ type Latency struct {
 	h        *hdr.Histogram
 	min, max int64
 	sum      int64
+	bins     [displayBins]int64
 }
 
 // New returns an empty latency histogram.
@@ -36,6 +39,7 @@ func (l *Latency) Record(us int64) {
 	}
 	l.max = max(l.max, us)
 	l.sum += us
+	l.bins[displayBin(us)]++
 	_ = l.h.RecordValue(min(us, HighestUS))
 }
 
@@ -61,12 +65,16 @@ func (l *Latency) Merge(o *Latency) {
 	}
 	l.max = max(l.max, o.max)
 	l.sum += o.sum
+	for i, n := range o.bins {
+		l.bins[i] += n
+	}
 }
 
 // Reset empties the histogram.
 func (l *Latency) Reset() {
 	l.h.Reset()
 	l.min, l.max, l.sum = -1, 0, 0
+	l.bins = [displayBins]int64{}
 }
 
 // Bar is one non-empty bucket range of the distribution.
@@ -74,15 +82,48 @@ type Bar struct {
 	From, To, Count int64
 }
 
-// Bars returns the non-empty buckets in increasing order.
-func (l *Latency) Bars() []Bar {
-	var out []Bar
-	for _, b := range l.h.Distribution() {
-		if b.Count > 0 {
-			out = append(out, Bar{From: b.From, To: b.To, Count: b.Count})
+// Bars returns the non-empty display buckets in increasing order.
+func (l *Latency) Bars() []Bar { return l.AppendBars(nil) }
+
+// Display buckets: each power of two split in 4, kept beside the
+// HdrHistogram so a live view can read the distribution every frame
+// without allocating (the HdrHistogram's own iteration allocates).
+const (
+	subBins     = 4
+	displayBins = 64 * subBins
+)
+
+func displayBin(v int64) int {
+	if v < subBins {
+		return int(max(v, 0))
+	}
+	m := bits.Len64(uint64(v)) - 1 // v in [2^m, 2^(m+1))
+	return m*subBins + int((v>>(m-2))&(subBins-1))
+}
+
+func displayRange(i int) (from, to int64) {
+	if i < subBins {
+		return int64(i), int64(i)
+	}
+	m := i / subBins
+	sub := int64(i % subBins)
+	width := int64(1) << (m - 2)
+	from = int64(1)<<m + sub*width
+	return from, from + width - 1
+}
+
+// AppendBars appends the non-empty display buckets (each power of two
+// split in four) to dst, in increasing order, allocating only when dst has
+// no room.
+func (l *Latency) AppendBars(dst []Bar) []Bar {
+	dst = dst[:0]
+	for i, n := range l.bins {
+		if n > 0 {
+			from, to := displayRange(i)
+			dst = append(dst, Bar{From: from, To: to, Count: n})
 		}
 	}
-	return out
+	return dst
 }
 
 // Summary is the fixed set of statistics the CLI and page report.

@@ -30,3 +30,31 @@ func TestSummaryPercentilesAndExactExtremes(t *testing.T) {
 		t.Fatal("reset")
 	}
 }
+
+func TestDisplayBarsCoverEveryValueOnce(t *testing.T) {
+	l := New()
+	vals := []int64{0, 1, 2, 3, 4, 5, 7, 8, 100, 1000, 1023, 1024, 99999, 1 << 40}
+	for _, v := range vals {
+		l.Record(v)
+		if from, to := displayRange(displayBin(v)); v < from || v > to {
+			t.Fatalf("value %d lands in bucket [%d,%d]", v, from, to)
+		}
+	}
+	var total int64
+	prevTo := int64(-1)
+	bars := l.AppendBars(make([]Bar, 0, 64))
+	for _, b := range bars {
+		if b.From <= prevTo || b.To < b.From {
+			t.Fatalf("buckets overlap or are empty: %+v", bars)
+		}
+		prevTo = b.To
+		total += b.Count
+	}
+	if total != int64(len(vals)) {
+		t.Fatalf("bars hold %d values, want %d", total, len(vals))
+	}
+	buf := make([]Bar, 0, 64)
+	if n := testing.AllocsPerRun(50, func() { buf = l.AppendBars(buf) }); n != 0 {
+		t.Fatalf("AppendBars allocates %.0f times", n)
+	}
+}

@@ -1,0 +1,256 @@
+//go:build js && wasm
+
+package ui
+
+import (
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/inpututil"
+
+	"schedplay/engine/machine"
+	"schedplay/playground"
+)
+
+// Options configure the canvas.
+type Options struct {
+	// OnFirstDraw runs once, after the first frame has been drawn.
+	OnFirstDraw func()
+}
+
+// Frame timing.
+const (
+	// simBudget is the wall time one frame may spend simulating, so the
+	// tab stays responsive at any speed.
+	simBudget = 8 * time.Millisecond
+	// maxFrame caps the frame interval handed to the simulation (after a
+	// hidden tab or a stall the clock does not try to catch up).
+	maxFrame = 250 * time.Millisecond
+	// slowEvery is how often the costlier readings (histogram bars,
+	// header numbers, the App's state) are refreshed.
+	slowEvery = 250 * time.Millisecond
+)
+
+// Game is the ebiten game of the playground.
+type Game struct {
+	app  *playground.App
+	opts Options
+	p    *painter
+
+	// Canvas size (CSS pixels) from Layout, and the layout built for it.
+	w, h          int
+	page          *PageLayout
+	pageW, pageH  int
+	gen           int // the App generation the snapshot belongs to
+	haveGen       bool
+	topo          *machine.Topology
+	arms          [2]*armState
+	narms         int
+	nhist         int
+	sampleNS      int64 // simulated time between chart samples
+	lastSample    int64 // simulated time of the last sample
+	sampled       bool
+	lastUpdate    time.Time
+	lastSlow      time.Time
+	dt            float64 // wall seconds since the previous Update
+	paused        bool
+	finished      bool
+	achieved      float64
+	speed         float64
+	now           int64
+	hover         target // CPU under the cursor
+	pin           target // CPU pinned by a click
+	info          infoBox
+	header        []byte
+	scratch       []byte
+	tx            chartTexts
+	firstDrawDone bool
+
+	// Frame cost: work time and frames in the current one-second window.
+	workNS      int64
+	frames      int
+	windowStart time.Time
+	frameMs     atomic.Uint64 // float64 bits
+}
+
+// target names a CPU of an arm (cpu -1: none).
+type target struct{ arm, cpu int }
+
+// New returns the canvas for app. It sets ebiten to one Update per drawn
+// frame, since each Update advances the simulation by the real interval.
+func New(app *playground.App, opts Options) *Game {
+	ebiten.SetTPS(ebiten.SyncWithFPS)
+	g := &Game{
+		app: app, opts: opts, p: newPainter(),
+		hover: target{-1, -1}, pin: target{-1, -1},
+		header:  make([]byte, 0, 256),
+		scratch: make([]byte, 0, 64),
+	}
+	for i := range g.arms {
+		g.arms[i] = newArmState()
+	}
+	g.info.init()
+	return g
+}
+
+// FrameMs is the average CPU time of Update plus Draw per frame over the
+// last complete second, in milliseconds.
+func (g *Game) FrameMs() float64 { return math.Float64frombits(g.frameMs.Load()) }
+
+// Layout uses the page's size in CSS pixels as the canvas size.
+func (g *Game) Layout(outsideW, outsideH int) (int, int) {
+	g.w, g.h = outsideW, outsideH
+	return outsideW, outsideH
+}
+
+// Update handles input, advances the simulations by the real frame
+// interval and takes the snapshot Draw will show.
+func (g *Game) Update() error {
+	start := time.Now()
+	frame := 16 * time.Millisecond
+	if !g.lastUpdate.IsZero() {
+		frame = min(start.Sub(g.lastUpdate), maxFrame)
+	}
+	g.lastUpdate = start
+	g.dt = frame.Seconds()
+
+	stepped := g.keys()
+	g.app.Advance(frame, simBudget)
+	g.paused, g.finished = g.app.Paused(), g.app.Finished()
+	slow := start.Sub(g.lastSlow) >= slowEvery
+	if slow {
+		g.lastSlow = start
+		g.achieved = g.app.AchievedSpeed()
+		g.speed = g.app.Speed()
+	}
+
+	g.app.Lock()
+	arms := g.app.Arms()
+	if !g.haveGen || g.app.Generation() != g.gen {
+		g.rebuild(arms)
+		slow = true
+	}
+	if g.page == nil || g.pageW != g.w || g.pageH != g.h {
+		g.relayout()
+	}
+	g.snapshot(arms, stepped || g.paused)
+	g.sample(arms)
+	if slow {
+		g.refreshHistograms(arms)
+	}
+	g.mouse()
+	g.info.build(g, arms)
+	g.app.Unlock()
+
+	if !g.paused {
+		for i := 0; i < g.narms; i++ {
+			g.arms[i].flashes.Tick(g.dt)
+		}
+	}
+	if slow {
+		g.buildTexts()
+	}
+	g.account(start)
+	return nil
+}
+
+// keys handles the canvas shortcuts: space pauses or resumes, '.' runs to
+// the next wakeup (pausing), Escape unpins the info box. It reports
+// whether a step ran.
+func (g *Game) keys() bool {
+	if inpututil.IsKeyJustPressed(ebiten.KeySpace) {
+		g.app.SetPaused(!g.app.Paused())
+	}
+	if inpututil.IsKeyJustPressed(ebiten.KeyEscape) {
+		g.pin = target{-1, -1}
+	}
+	if inpututil.IsKeyJustPressed(ebiten.KeyPeriod) || inpututil.IsKeyJustPressed(ebiten.KeyNumpadDecimal) {
+		g.app.SetPaused(true)
+		g.app.StepWakeup()
+		return true
+	}
+	return false
+}
+
+// mouse finds the CPU under the cursor; a click pins it (or unpins).
+func (g *Game) mouse() {
+	x, y := ebiten.CursorPosition()
+	g.hover = target{-1, -1}
+	if g.page != nil {
+		for i, ml := range g.page.Maps {
+			if c := ml.CPUAt(x, y); c >= 0 {
+				g.hover = target{i, c}
+				break
+			}
+		}
+	}
+	if inpututil.IsMouseButtonJustPressed(ebiten.MouseButtonLeft) {
+		switch {
+		case g.hover.cpu < 0:
+			if g.page != nil && y < g.page.Hists[0].Y {
+				g.pin = target{-1, -1} // a click on the map's background
+			}
+		case g.hover == g.pin:
+			g.pin = target{-1, -1}
+		default:
+			g.pin = g.hover
+		}
+	}
+}
+
+// shown is the CPU the info box describes: the pinned one, else the
+// hovered one.
+func (g *Game) shown() target {
+	if g.pin.cpu >= 0 {
+		return g.pin
+	}
+	return g.hover
+}
+
+// Draw paints the snapshot.
+func (g *Game) Draw(screen *ebiten.Image) {
+	start := time.Now()
+	p := g.p
+	p.begin(screen)
+	p.fill(0, 0, float32(g.w), float32(g.h), colBackground)
+	if g.page != nil && g.topo != nil {
+		g.drawHeader()
+		for i := 0; i < g.narms && i < len(g.page.Maps); i++ {
+			g.drawMap(i)
+		}
+		for i := 0; i < g.narms && i < len(g.page.Maps); i++ {
+			g.drawFlashes(i)
+		}
+		g.drawSelection()
+		g.drawHistograms()
+		g.drawSeries()
+		g.drawInfo()
+	}
+	p.flush()
+	if !g.firstDrawDone {
+		g.firstDrawDone = true
+		if g.opts.OnFirstDraw != nil {
+			g.opts.OnFirstDraw()
+		}
+	}
+	g.account(start)
+	g.frames++
+}
+
+// account adds the time since start to the frame-cost window and
+// publishes the average once a second.
+func (g *Game) account(start time.Time) {
+	now := time.Now()
+	g.workNS += now.Sub(start).Nanoseconds()
+	if g.windowStart.IsZero() {
+		g.windowStart = now
+		return
+	}
+	if now.Sub(g.windowStart) >= time.Second && g.frames > 0 {
+		ms := float64(g.workNS) / float64(g.frames) / 1e6
+		g.frameMs.Store(math.Float64bits(ms))
+		g.workNS, g.frames, g.windowStart = 0, 0, now
+	}
+}

@@ -1,0 +1,202 @@
+package ui
+
+import (
+	"fmt"
+	"testing"
+
+	"schedplay/engine/machine"
+	"schedplay/presets"
+)
+
+func allTopologies(t *testing.T) []*machine.Topology {
+	t.Helper()
+	var out []*machine.Topology
+	for _, spec := range presets.Machines() {
+		tp, err := machine.Build(spec)
+		if err != nil {
+			t.Fatalf("preset %s: %v", spec.Name, err)
+		}
+		out = append(out, tp)
+	}
+	if len(out) == 0 {
+		t.Fatal("no machine presets")
+	}
+	return out
+}
+
+var canvasSizes = [][2]int{{800, 500}, {1400, 900}, {1080, 700}, {640, 480}}
+
+// checkMap verifies the nesting and non-overlap of one map.
+func checkMap(t *testing.T, name string, tp *machine.Topology, ml *MachineLayout, area Rect) {
+	t.Helper()
+	if len(ml.CPUs) != tp.NCPU || len(ml.Cores) != tp.NCores || len(ml.LLCs) != tp.NLLC || len(ml.Sockets) != tp.Spec.Topology.Sockets {
+		t.Fatalf("%s: layout has %d CPUs, %d cores, %d LLCs, %d sockets; topology %d, %d, %d, %d", name,
+			len(ml.CPUs), len(ml.Cores), len(ml.LLCs), len(ml.Sockets), tp.NCPU, tp.NCores, tp.NLLC, tp.Spec.Topology.Sockets)
+	}
+	if !area.Contains(ml.Bounds) {
+		t.Errorf("%s: map %+v outside its area %+v", name, ml.Bounds, area)
+	}
+	for cpu := 0; cpu < tp.NCPU; cpu++ {
+		c := ml.CPUs[cpu]
+		if c.W < 1 || c.H < 1 {
+			t.Fatalf("%s: CPU %d has an empty cell %+v", name, cpu, c)
+		}
+		if core := ml.Cores[tp.Core[cpu]]; !core.Contains(c) {
+			t.Errorf("%s: CPU %d cell %+v outside its core %d %+v", name, cpu, c, tp.Core[cpu], core)
+		}
+		if llc := ml.LLCs[tp.LLC[cpu]]; !llc.Contains(c) {
+			t.Errorf("%s: CPU %d cell %+v outside its LLC %d %+v", name, cpu, c, tp.LLC[cpu], llc)
+		}
+		if s := ml.Sockets[tp.Socket[cpu]]; !s.Contains(c) {
+			t.Errorf("%s: CPU %d cell %+v outside its socket %d %+v", name, cpu, c, tp.Socket[cpu], s)
+		}
+		if !ml.Bounds.Contains(c) {
+			t.Errorf("%s: CPU %d cell %+v outside the map %+v", name, cpu, c, ml.Bounds)
+		}
+		for o := cpu + 1; o < tp.NCPU; o++ {
+			if c.Overlaps(ml.CPUs[o]) {
+				t.Errorf("%s: CPU cells %d %+v and %d %+v overlap", name, cpu, c, o, ml.CPUs[o])
+			}
+		}
+		if got := ml.CPUAt(c.X+c.W/2, c.Y+c.H/2); got != cpu {
+			t.Errorf("%s: CPUAt(centre of CPU %d) = %d", name, cpu, got)
+		}
+	}
+	// Boxes of one level do not overlap each other; LLC hints sit in their LLC.
+	for i := range ml.Sockets {
+		for j := i + 1; j < len(ml.Sockets); j++ {
+			if ml.Sockets[i].Overlaps(ml.Sockets[j]) {
+				t.Errorf("%s: sockets %d and %d overlap", name, i, j)
+			}
+		}
+	}
+	for i := range ml.LLCs {
+		if !ml.LLCs[i].Contains(ml.Hints[i]) || ml.Hints[i].W < 1 || ml.Hints[i].H < 1 {
+			t.Errorf("%s: LLC %d hint %+v not inside %+v", name, i, ml.Hints[i], ml.LLCs[i])
+		}
+		for j := i + 1; j < len(ml.LLCs); j++ {
+			if ml.LLCs[i].Overlaps(ml.LLCs[j]) {
+				t.Errorf("%s: LLCs %d and %d overlap", name, i, j)
+			}
+		}
+		for core := range ml.Cores {
+			if ml.Hints[i].Overlaps(ml.Cores[core]) {
+				t.Errorf("%s: LLC %d hint overlaps core %d", name, i, core)
+			}
+		}
+	}
+	for i := range ml.Cores {
+		for j := i + 1; j < len(ml.Cores); j++ {
+			if ml.Cores[i].Overlaps(ml.Cores[j]) {
+				t.Errorf("%s: cores %d and %d overlap", name, i, j)
+			}
+		}
+	}
+}
+
+func TestLayoutEveryPresetNestsAndDoesNotOverlap(t *testing.T) {
+	for _, tp := range allTopologies(t) {
+		for _, sz := range canvasSizes {
+			for arms := 1; arms <= 2; arms++ {
+				name := fmt.Sprintf("%s %dx%d arms=%d", tp.Spec.Name, sz[0], sz[1], arms)
+				pl := LayoutPage(tp, sz[0], sz[1], arms, 2)
+				if len(pl.Maps) != arms {
+					t.Fatalf("%s: %d maps", name, len(pl.Maps))
+				}
+				page := Rect{0, 0, sz[0], sz[1]}
+				for i, ml := range pl.Maps {
+					checkMap(t, fmt.Sprintf("%s map %d", name, i), tp, ml, page)
+					if ml.Bounds.Y < HeaderH {
+						t.Errorf("%s: map %d overlaps the header", name, i)
+					}
+				}
+				if arms == 2 && pl.Maps[0].Bounds.Overlaps(pl.Maps[1].Bounds) {
+					t.Errorf("%s: maps A %+v and B %+v overlap", name, pl.Maps[0].Bounds, pl.Maps[1].Bounds)
+				}
+				var charts []Rect
+				charts = append(charts, pl.Hists...)
+				charts = append(charts, pl.Series[:]...)
+				for _, c := range charts {
+					if !page.Contains(c) || c.H < 40 {
+						t.Errorf("%s: chart %+v outside the page or too small", name, c)
+					}
+					for _, ml := range pl.Maps {
+						if c.Overlaps(ml.Bounds) {
+							t.Errorf("%s: chart %+v overlaps map %+v", name, c, ml.Bounds)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestLayoutZen4CellsLegible(t *testing.T) {
+	spec, err := presets.Machine("amd-zen4-2s-256c-512t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := machine.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sz := range canvasSizes {
+		for arms := 1; arms <= 2; arms++ {
+			pl := LayoutPage(tp, sz[0], sz[1], arms, 1)
+			for i, ml := range pl.Maps {
+				for cpu, c := range ml.CPUs {
+					if c.W < 2 || c.H < 2 {
+						t.Fatalf("zen4 %dx%d arms=%d map %d: CPU %d cell %dx%d, want at least 2x2", sz[0], sz[1], arms, i, cpu, c.W, c.H)
+					}
+				}
+				t.Logf("zen4 %dx%d arms=%d: cell %d px, density %d, map %+v", sz[0], sz[1], arms, ml.Cell, ml.Density, ml.Bounds)
+			}
+		}
+	}
+}
+
+func TestLayoutSmallMachinesGetLabelsAndBoundedCells(t *testing.T) {
+	for _, name := range []string{"p4-up-1c-1t", "p4-ht-1c-2t"} {
+		spec, err := presets.Machine(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tp, err := machine.Build(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := LayoutPage(tp, 1400, 900, 1, 1)
+		ml := pl.Maps[0]
+		if ml.Density != 0 || !ml.SocketLabels || !ml.LLCLabels {
+			t.Errorf("%s: density %d, labels %v/%v; want the roomy layout with labels", name, ml.Density, ml.SocketLabels, ml.LLCLabels)
+		}
+		for cpu, c := range ml.CPUs {
+			if c.W > maxCellW || c.H > maxCellH || c.W < 20 {
+				t.Errorf("%s: CPU %d cell %+v, want %d..%d wide and at most %d high", name, cpu, c, 20, maxCellW, maxCellH)
+			}
+		}
+	}
+}
+
+func TestGridsCoverEveryCount(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		for _, g := range grids(n) {
+			if g.cols*g.rows < n || (g.rows-1)*g.cols >= n {
+				t.Errorf("grids(%d) has %+v", n, g)
+			}
+		}
+	}
+}
+
+func TestRect(t *testing.T) {
+	a := Rect{0, 0, 10, 10}
+	if !a.Contains(Rect{0, 0, 10, 10}) || a.Contains(Rect{1, 1, 10, 10}) {
+		t.Error("Contains")
+	}
+	if a.Overlaps(Rect{10, 0, 5, 5}) || !a.Overlaps(Rect{9, 9, 5, 5}) {
+		t.Error("Overlaps: touching rectangles do not overlap, intersecting ones do")
+	}
+	if !a.Has(9, 9) || a.Has(10, 0) {
+		t.Error("Has")
+	}
+}
