@@ -1,0 +1,610 @@
+//go:build !js
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+
+	"schedplay/playground"
+	"schedplay/serve/site"
+)
+
+// A small viewport keeps SwiftShader's frame time down (browser.md §2).
+const (
+	viewportW = 1200
+	viewportH = 700
+	panelW    = 320 // style.css --panel-w
+)
+
+// The link of check (d) and the native command it must agree with.
+const (
+	detPreset   = "intel-2s-44c-88t"
+	detWorkload = "schbench:m=2,t=22"
+	detSeed     = 3
+	detSeconds  = 2
+)
+
+type armView struct {
+	Label      string  `json:"label"`
+	Wakeups    int64   `json:"wakeups"`
+	Count      int64   `json:"count"`
+	P50        int64   `json:"p50"`
+	P99        int64   `json:"p99"`
+	P999       int64   `json:"p999"`
+	ProbesMean float64 `json:"probesMean"`
+	Events     int64   `json:"events"`
+}
+
+// simState is window.sim.state().
+type simState struct {
+	Ready         bool              `json:"ready"`
+	Link          string            `json:"link"`
+	Preset        string            `json:"preset"`
+	Machine       string            `json:"machine"`
+	CPUs          int               `json:"cpus"`
+	Workloads     []string          `json:"workloads"`
+	Knobs         map[string]string `json:"knobs"`
+	KnobsB        map[string]string `json:"knobsB"`
+	AB            bool              `json:"ab"`
+	Seed          uint64            `json:"seed"`
+	Speed         float64           `json:"speed"`
+	AchievedSpeed float64           `json:"achievedSpeed"`
+	Paused        bool              `json:"paused"`
+	Finished      bool              `json:"finished"`
+	SimTime       float64           `json:"simTime"`
+	Experiment    string            `json:"experiment"`
+	Error         string            `json:"error"`
+	FrameMs       float64           `json:"frameMs"`
+	Arms          []armView         `json:"arms"`
+}
+
+// result is the part of `schedsim run --format json` the test compares
+// (decoded into plain values, so layout and indentation do not matter).
+type result struct {
+	Preset    string `json:"preset"`
+	Seed      uint64 `json:"seed"`
+	Workloads []struct {
+		Name            string         `json:"name"`
+		WakeupLatencyUS map[string]any `json:"wakeup_latency_us"`
+		ThroughputOpsS  any            `json:"throughput_ops_s"`
+	} `json:"workloads"`
+	Search     map[string]any `json:"search"`
+	Migrations map[string]any `json:"migrations"`
+	Events     any            `json:"events"`
+	CPUBusyPct any            `json:"cpu_busy_pct"`
+}
+
+func TestPlayground(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: not in -short mode")
+	}
+	chrome := chromiumPath()
+	if chrome == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium not found on PATH, and CI is set: the browser test must run in CI (apt-get install -y chromium)")
+		}
+		t.Skip("chromium not found on PATH: skipping the browser test (apt-get install -y chromium; under CI=true this fails)")
+	}
+	start := time.Now()
+	root := moduleRoot(t)
+	goBin := goTool(t)
+
+	// Build the page (wasm + static files) and get the native reference
+	// numbers at the same time.
+	dir := t.TempDir()
+	nativeCh := make(chan nativeRun, 1)
+	go func() { nativeCh <- runNative(root, goBin) }()
+	buildStart := time.Now()
+	buildPage(t, root, goBin, dir)
+	t.Logf("wasm build: %v (%s)", time.Since(buildStart).Round(10*time.Millisecond), fileSize(filepath.Join(dir, "schedplay.wasm")))
+
+	// The real server's handler.
+	h, err := site.Handler(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+
+	userData, err := os.MkdirTemp("", "schedplay-e2e-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(userData)
+	var browserOut lockedBuffer
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), allocatorOptions(chrome, userData, &browserOut)...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+	ctx, cancel := context.WithTimeout(bctx, 4*time.Minute)
+	defer cancel()
+	defer func() {
+		if t.Failed() {
+			t.Logf("chromium output (tail):\n%s", browserOut.tail(3000))
+		}
+	}()
+
+	con := &console{}
+	con.watch(ctx) // before the page loads: nothing is lost
+	p := &page{t: t, ctx: ctx, con: con}
+
+	ok := t.Run("a_ready", func(t *testing.T) {
+		p := p.with(t)
+		loadStart := time.Now()
+		p.do("open the page",
+			chromedp.EmulateViewport(viewportW, viewportH),
+			chromedp.Navigate(ts.URL+"/"))
+		p.waitFor("window.simReady", `window.simReady === true`, 90*time.Second)
+		p.waitFor("the loading overlay to go", `document.getElementById("loading").hidden`, 10*time.Second)
+		st := p.state()
+		if !st.Ready || st.Error != "" || st.Preset != playground.DefaultPreset || st.CPUs != 88 {
+			p.fatalf("state after load: ready=%v error=%q preset=%q cpus=%d", st.Ready, st.Error, st.Preset, st.CPUs)
+		}
+		t.Logf("page ready in %v", time.Since(loadStart).Round(10*time.Millisecond))
+	})
+	if !ok {
+		return
+	}
+
+	t.Run("b_canvas_drawn", func(t *testing.T) {
+		p := p.with(t)
+		// Let a few frames draw.
+		p.waitFor("simulated time to advance", `sim.state().simTime > 0.01`, 30*time.Second)
+		var c rect
+		c = eval[rect](p, `(() => { const r = document.querySelector("canvas").getBoundingClientRect(); return {X: r.x, Y: r.y, Width: r.width, Height: r.height}; })()`)
+		// The layout of browser.md §4: canvas top-left, panel on the right.
+		if c.X != 0 || c.Y != 0 || c.Width != viewportW-panelW || c.Height != viewportH {
+			t.Errorf("canvas at %+v, want (0,0) %dx%d", c, viewportW-panelW, viewportH)
+		}
+		panel := eval[rect](p, `(() => { const r = document.getElementById("panel").getBoundingClientRect(); return {X: r.x, Y: r.y, Width: r.width, Height: r.height}; })()`)
+		if panel.X != viewportW-panelW || panel.Width != panelW {
+			t.Errorf("panel at %+v, want x=%d width %d", panel, viewportW-panelW, panelW)
+		}
+		// Poll: a frame or two may still be on its way.
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			img, png := p.screenshot()
+			drawn, total, bg := drawnPixels(img, c)
+			if drawn >= total/200 {
+				t.Logf("canvas %gx%g: %d of %d pixels differ from the background %v (%.1f%%)", c.Width, c.Height, drawn, total, bg, 100*float64(drawn)/float64(total))
+				p.saveScreenshot("schedplay-e2e.png", png)
+				break
+			}
+			if time.Now().After(deadline) {
+				p.saveScreenshot("schedplay-e2e-blank.png", png)
+				p.fatalf("the canvas looks blank: %d of %d pixels differ from %v", drawn, total, bg)
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+	})
+
+	t.Run("c_panel_drives_sim", func(t *testing.T) {
+		p := p.with(t)
+		sel := chromedp.CSS(`#knobs input[data-knob="SIS_CORE"][data-arm="a"]`)
+		if eval[bool](p, `document.querySelector('#knobs input[data-knob="SIS_CORE"][data-arm="a"]').checked`) != true {
+			t.Fatal("SIS_CORE checkbox is not checked by default")
+		}
+		p.do("click SIS_CORE", chromedp.Click(sel))
+		p.waitFor("SIS_CORE=false in the URL", `/[#&]SIS_CORE=(false|0)(&|$)/.test(location.hash)`, 10*time.Second)
+		if st := p.state(); st.Knobs["SIS_CORE"] != "false" {
+			t.Errorf("state knobs after the click: %v", st.Knobs)
+		}
+		p.waitFor("the canvas to get the focus back", `document.activeElement === document.querySelector("canvas")`, 5*time.Second)
+
+		// Keyboard shortcuts on the document: space pauses, "." steps.
+		paused := p.state().Paused
+		p.do("press space", chromedp.KeyEvent(" "))
+		p.waitFor("space to toggle pause", fmt.Sprintf(`sim.state().paused === %v`, !paused), 5*time.Second)
+		if !paused { // now paused: step one wakeup with "."
+			before := p.state().Arms[0].Wakeups
+			p.do("press .", chromedp.KeyEvent("."))
+			p.waitFor("'.' to step a wakeup", fmt.Sprintf(`sim.state().arms[0].wakeups > %d`, before), 5*time.Second)
+			p.do("press space", chromedp.KeyEvent(" "))
+			p.waitFor("space to resume", `sim.state().paused === false`, 5*time.Second)
+		}
+		// With the focus off the canvas (on the page), the document's
+		// shortcut handler takes the key instead.
+		p.do("blur the canvas", chromedp.Evaluate[chromedp.Void](`document.activeElement.blur()`))
+		paused = p.state().Paused
+		p.do("press space on the page", chromedp.KeyEvent(" "))
+		p.waitFor("space on the page to toggle pause", fmt.Sprintf(`sim.state().paused === %v`, !paused), 5*time.Second)
+		p.do("press space on the page", chromedp.KeyEvent(" "))
+		p.waitFor("space on the page to toggle pause back", fmt.Sprintf(`sim.state().paused === %v`, paused), 5*time.Second)
+		if paused {
+			p.do("resume", chromedp.Evaluate[chromedp.Void](`sim.pause(false)`))
+		}
+		// Typing in a field: the panel's resync (every 250 ms) leaves the
+		// text alone, keys typed there are not shortcuts, Enter commits.
+		p.do("type a seed", chromedp.Focus(chromedp.ID("seed")),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById("seed").select()`),
+			chromedp.KeyEvent("42 "))
+		time.Sleep(800 * time.Millisecond) // a few resyncs
+		if v := eval[string](p, `document.getElementById("seed").value`); v != "42" {
+			t.Errorf("the seed field holds %q while being typed in, want 42", v)
+		}
+		if st := p.state(); st.Paused || st.Seed != 1 {
+			t.Errorf("typing in the seed field: paused=%v seed=%d (want running, seed 1 until Enter)", st.Paused, st.Seed)
+		}
+		p.do("press Enter", chromedp.KeyEvent("\r"))
+		p.waitFor("Enter to set the seed", `sim.state().seed === 42 && location.hash.includes("seed=42")`, 5*time.Second)
+		p.waitFor("the canvas to get the focus back after Enter", `document.activeElement === document.querySelector("canvas")`, 5*time.Second)
+
+		// The experiment picker opens the A/B view with a B column.
+		p.do("pick an experiment", chromedp.Evaluate[chromedp.Void](
+			`(() => { const s = document.getElementById("preset"); s.value = "exp:v1-sis-schbench"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`))
+		p.waitFor("the A/B view", `sim.state().ab === true && sim.state().arms.length === 2 && document.querySelector('#knobs [data-knob="SIS_BOUND"][data-arm="b"]') !== null`, 10*time.Second)
+		if !eval[bool](p, `document.querySelector('#knobs [data-knob="SIS_BOUND"][data-arm="b"]').checked`) {
+			t.Error("arm B's SIS_BOUND checkbox is not checked in v1-sis-schbench")
+		}
+		if !strings.Contains(eval[string](p, `location.hash`), "exp=v1-sis-schbench") && !strings.Contains(eval[string](p, `location.hash`), "ab=1") {
+			t.Errorf("URL after picking the experiment: %s", eval[string](p, `location.hash`))
+		}
+		p.waitFor("both arms to run", `sim.state().arms[1].wakeups > 0`, 20*time.Second)
+		_, png := p.screenshot()
+		p.saveScreenshot("schedplay-e2e-ab.png", png)
+
+		// The workload editor reports a bad spec next to itself.
+		p.do("type a bad workload", chromedp.Evaluate[chromedp.Void](
+			`(() => { const i = document.querySelector("#workloads .workload input"); i.value = "schbench:zz=1"; i.dispatchEvent(new Event("input")); i.dispatchEvent(new Event("change")); })()`))
+		p.waitFor("the workload error", `!document.getElementById("workload-error").hidden && document.getElementById("workload-error").textContent.includes("zz")`, 5*time.Second)
+		if w := p.state().Workloads; len(w) != 1 || w[0] != detWorkload {
+			t.Errorf("a bad workload changed the running ones: %v", w)
+		}
+	})
+
+	var native nativeRun
+	select {
+	case native = <-nativeCh:
+	case <-time.After(3 * time.Minute):
+		t.Fatal("the native schedsim run did not finish")
+	}
+	t.Run("d_share_link_matches_native", func(t *testing.T) {
+		p := p.with(t)
+		if native.err != nil {
+			t.Fatalf("native %s: %v", native.cmd, native.err)
+		}
+		link := fmt.Sprintf("#preset=%s&w=%s&seed=%d", detPreset, detWorkload, detSeed)
+		p.setHash(link)
+		p.waitFor("the link to apply", fmt.Sprintf(`sim.state().seed === %d && sim.state().preset === %q && !sim.state().ab`, detSeed, detPreset), 10*time.Second)
+		runStart := time.Now()
+		js, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](fmt.Sprintf(`sim.runTo(%d)`, detSeconds), chromedp.EvalAwaitPromise))
+		if err != nil {
+			p.fatalf("sim.runTo(%d): %v", detSeconds, err)
+		}
+		wall := time.Since(runStart)
+		var arms map[string]result
+		if err := json.Unmarshal([]byte(js), &arms); err != nil {
+			p.fatalf("sim.runTo result: %v\n%s", err, js)
+		}
+		got, ok := arms["A"]
+		if !ok || len(got.Workloads) == 0 {
+			p.fatalf("sim.runTo result has no arm A workload: %s", js)
+		}
+		want := native.res
+		gw, ww := got.Workloads[0].WakeupLatencyUS, want.Workloads[0].WakeupLatencyUS
+		t.Logf("native %s", native.cmd)
+		t.Logf("(d) arm A after runTo(%d) in %v wall: wakeup count %v p99 %v µs; native: count %v p99 %v µs",
+			detSeconds, wall.Round(time.Millisecond), gw["count"], gw["p99"], ww["count"], ww["p99"])
+		for _, k := range []string{"count", "p99"} {
+			if gw[k] == nil || gw[k] != ww[k] {
+				t.Errorf("wakeup_latency_us.%s: browser %v, native %v", k, gw[k], ww[k])
+			}
+		}
+		// The rest of the result should agree too: one engine, one seed.
+		same := func(what string, a, b any) {
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("%s differs: browser %v, native %v", what, jsonString(a), jsonString(b))
+			}
+		}
+		same("wakeup_latency_us", gw, ww)
+		same("search", got.Search, want.Search)
+		same("migrations", got.Migrations, want.Migrations)
+		same("events", got.Events, want.Events)
+		same("throughput_ops_s", got.Workloads[0].ThroughputOpsS, want.Workloads[0].ThroughputOpsS)
+		same("cpu_busy_pct", got.CPUBusyPct, want.CPUBusyPct)
+		st := p.state()
+		if !st.Paused {
+			t.Error("the page is not paused after runTo")
+		}
+
+		// "Download results JSON" saves the same numbers.
+		dl := t.TempDir()
+		if _, err := chromedp.CallBrowser(p.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+			Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dl}); err != nil {
+			p.fatalf("allow downloads: %v", err)
+		}
+		p.do("click download", chromedp.Click(chromedp.ID("download")))
+		var saved map[string]result
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			b, err := os.ReadFile(filepath.Join(dl, "schedplay-results.json"))
+			if err == nil && json.Unmarshal(b, &saved) == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				entries, _ := os.ReadDir(dl)
+				p.fatalf("no schedplay-results.json downloaded (download dir: %v; status %q)", entries,
+					eval[string](p, `document.getElementById("share-status").textContent`))
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if a, ok := saved["A"]; !ok || len(a.Workloads) == 0 || a.Workloads[0].WakeupLatencyUS["count"] != gw["count"] {
+			t.Errorf("downloaded results differ from runTo's: %s", jsonString(saved))
+		}
+
+		// "Copy share link": the clipboard, or a field with the link.
+		p.do("click copy share link", chromedp.Click(chromedp.ID("share")))
+		p.waitFor("the share link", `document.getElementById("share-status").textContent.includes("copied") ||
+			(!document.getElementById("share-url").hidden && document.getElementById("share-url").value === location.href)`, 5*time.Second)
+		if h := eval[string](p, `location.hash`); !strings.Contains(h, "seed=3") {
+			t.Errorf("share link %q lost the seed", h)
+		}
+		if st.Arms[0].Count == 0 || float64(st.Arms[0].Count) != gw["count"] {
+			t.Errorf("state().arms[0].count %d, result count %v", st.Arms[0].Count, gw["count"])
+		}
+	})
+
+	t.Run("e_hostile_links", func(t *testing.T) {
+		p := p.with(t)
+		for _, tc := range hostileLinks(t, root) {
+			t.Logf("hostile link %s: %.80s…", tc.name, tc.hash)
+			_, perr := playground.Parse(tc.hash)
+			if perr == nil {
+				t.Fatalf("%s: the native parser accepts %s", tc.name, tc.hash)
+			}
+			p.setHash(tc.hash)
+			cond := fmt.Sprintf(`!document.getElementById("error").hidden && document.getElementById("error-text").textContent.includes(%q)`, perr.Error())
+			p.waitFor(tc.name+": the error in the page", cond, 10*time.Second)
+			text := eval[string](p, `document.getElementById("error-text").textContent`)
+			for _, want := range tc.mentions {
+				if !strings.Contains(text, want) {
+					t.Errorf("%s: #error %q does not mention %q", tc.name, text, want)
+				}
+			}
+			if tc.name == "1M CPUs" {
+				_, png := p.screenshot()
+				p.saveScreenshot("schedplay-e2e-error.png", png)
+			}
+			st := p.state()
+			def := playground.Default()
+			if !st.Ready || st.Preset != def.Preset || st.CPUs != 88 || !reflect.DeepEqual(st.Workloads, def.Workloads) || st.Seed != def.Seed || len(st.Knobs) != 0 {
+				t.Errorf("%s: not the defaults after the error: %+v", tc.name, st)
+			}
+			if h := eval[string](p, `location.hash`); h != "#v=1" {
+				t.Errorf("%s: URL after the error %q, want the defaults' #v=1", tc.name, h)
+			}
+			// The page keeps working: the simulation runs and setters answer.
+			p.do("resume", chromedp.Evaluate[chromedp.Void](`sim.pause(false)`))
+			before := p.state().SimTime
+			p.waitFor(tc.name+": the simulation to run on", fmt.Sprintf(`sim.state().simTime > %g`, before), 20*time.Second)
+		}
+		// A good link afterwards clears the message.
+		p.setHash("#seed=9")
+		p.waitFor("a good link to clear the error", `document.getElementById("error").hidden && sim.state().seed === 9`, 10*time.Second)
+	})
+
+	t.Run("f_big_machine_speed", func(t *testing.T) {
+		p := p.with(t)
+		const link = "#preset=amd-zen4-2s-256c-512t&w=netperf:n=256&speed=max"
+		p.setHash(link)
+		p.waitFor("the 512-CPU machine", `sim.state().cpus === 512 && sim.state().speed === 0 && sim.state().error === ""`, 20*time.Second)
+		p.do("resume", chromedp.Evaluate[chromedp.Void](`sim.pause(false)`))
+		p.waitFor("it to run", `sim.state().simTime > 0`, 30*time.Second)
+		time.Sleep(2 * time.Second) // let the smoothed numbers settle (logged only)
+		// Frames per second over 3 s of requestAnimationFrame, and the
+		// simulated time covered meanwhile.
+		s0 := p.state()
+		w0 := time.Now()
+		fps, err := chromedp.Run(p.ctx, chromedp.Evaluate[float64](`new Promise(res => {
+			let n = 0; const t0 = performance.now();
+			const tick = (t) => { n++; if (t - t0 < 3000) requestAnimationFrame(tick); else res(n * 1000 / (t - t0)); };
+			requestAnimationFrame(tick); })`, chromedp.EvalAwaitPromise))
+		if err != nil {
+			p.fatalf("fps: %v", err)
+		}
+		s1 := p.state()
+		wall := time.Since(w0).Seconds()
+		rate := (s1.SimTime - s0.SimTime) / wall
+		t.Logf("(f) amd-zen4-2s-256c-512t netperf:n=256 speed=max: frameMs %.1f (state), %.1f FPS, achievedSpeed %.4g (state), %.4g simulated s per wall s measured, wakeups %d, %d CPUs, canvas %dx%d",
+			s1.FrameMs, fps, s1.AchievedSpeed, rate, s1.Arms[0].Wakeups, s1.CPUs, viewportW-panelW, viewportH)
+		if s1.SimTime <= s0.SimTime {
+			t.Errorf("simulated time did not advance at speed=max: %g -> %g", s0.SimTime, s1.SimTime)
+		}
+		_, png := p.screenshot()
+		p.saveScreenshot("schedplay-e2e-zen4.png", png)
+	})
+
+	if f := con.failure(); f != "" {
+		t.Errorf("the page failed: %s\n%s", f, con.dump())
+	}
+
+	t.Run("h_missing_wasm_says_so", func(t *testing.T) {
+		// A page whose wasm was never built: a message, not a blank tab.
+		bare := t.TempDir()
+		for _, f := range []string{"index.html", "app.js", "style.css", "wasm_exec.js"} {
+			copyFile(t, filepath.Join(dir, f), filepath.Join(bare, f))
+		}
+		h2, err := site.Handler(bare)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h2.Close()
+		ts2 := httptest.NewServer(h2)
+		defer ts2.Close()
+		tctx, cancelTab := chromedp.NewContext(bctx)
+		defer cancelTab()
+		tctx, cancelT := context.WithTimeout(tctx, time.Minute)
+		defer cancelT()
+		p2 := &page{t: t, ctx: tctx, con: &console{}}
+		p2.do("open the page without its wasm", chromedp.EmulateViewport(viewportW, viewportH), chromedp.Navigate(ts2.URL+"/"))
+		p2.waitFor("the load error", `!document.getElementById("error").hidden && document.getElementById("error-text").textContent.includes("make wasm")`, 30*time.Second)
+		if txt := eval[string](p2, `document.getElementById("loading-text").textContent`); !strings.Contains(txt, "schedplay.wasm") {
+			t.Errorf("the canvas area says %q", txt)
+		}
+	})
+	t.Logf("whole browser test: %v", time.Since(start).Round(100*time.Millisecond))
+}
+
+// with returns the page helper bound to a subtest.
+func (p *page) with(t *testing.T) *page {
+	return &page{t: t, ctx: p.ctx, con: p.con}
+}
+
+type hostile struct {
+	name     string
+	hash     string
+	mentions []string
+}
+
+// hostileLinks are share links the page must refuse with a message: a
+// machine of 2^20 (about a million) CPUs, garbage base64, an unknown knob.
+func hostileLinks(t *testing.T, root string) []hostile {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, "presets", "machines", "intel-2s-44c-88t.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["name"] = "a-million-cpus"
+	topo := m["topology"].(map[string]any)
+	// Every field at its own maximum: 64 × 2048 × 8 = 1,048,576 CPUs.
+	topo["sockets"], topo["cores_per_socket"], topo["threads_per_core"], topo["cores_per_llc"] = 64, 2048, 8, 2048
+	m["smt_throughput"] = []float64{1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7}
+	big, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []hostile{
+		{"1M CPUs", "#machine=" + base64.RawURLEncoding.EncodeToString(big), []string{"2048", "CPUs"}},
+		{"garbage base64", "#machine=@@not*base64!!", []string{"machine", "base64"}},
+		{"unknown knob", "#SIS_FOO=1", []string{"SIS_FOO"}},
+	}
+}
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// moduleRoot is the directory of go.mod (the test runs in e2e/).
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root: %v", err)
+	}
+	return root
+}
+
+func goTool(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	if gr := os.Getenv("GOROOT"); gr != "" {
+		return filepath.Join(gr, "bin", "go")
+	}
+	t.Fatal("the go command is not on PATH")
+	return ""
+}
+
+// buildPage builds the wasm and puts it in dir with the hand-written page
+// files and wasm_exec.js, as `make wasm` does for static/.
+func buildPage(t *testing.T, root, goBin, dir string) {
+	t.Helper()
+	cmd := exec.Command(goBin, "build", "-trimpath", "-o", filepath.Join(dir, "schedplay.wasm"), "./wasm")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("GOOS=js GOARCH=wasm go build ./wasm: %v\n%s", err, out)
+	}
+	out, err := exec.Command(goBin, "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	goroot := strings.TrimSpace(string(out))
+	copyFile(t, filepath.Join(goroot, "lib", "wasm", "wasm_exec.js"), filepath.Join(dir, "wasm_exec.js"))
+	for _, f := range []string{"index.html", "app.js", "style.css"} {
+		copyFile(t, filepath.Join(root, "static", f), filepath.Join(dir, f))
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fileSize(p string) string {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("%.1f MB", float64(fi.Size())/1e6)
+}
+
+type nativeRun struct {
+	cmd string
+	res result
+	err error
+}
+
+// runNative runs the command-line simulator on the link's settings.
+func runNative(root, goBin string) nativeRun {
+	args := []string{"run", "./cmd/schedsim", "run", "--preset", detPreset, "--workload", detWorkload,
+		"--seed", fmt.Sprint(detSeed), "--duration", fmt.Sprintf("%ds", detSeconds), "--format", "json", "--no-wall-time"}
+	r := nativeRun{cmd: "go " + strings.Join(args, " ")}
+	cmd := exec.Command(goBin, args...)
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		r.err = fmt.Errorf("%v\n%s", err, stderr.String())
+		return r
+	}
+	if err := json.Unmarshal(out, &r.res); err != nil {
+		r.err = fmt.Errorf("parse: %v\n%s", err, out)
+		return r
+	}
+	if len(r.res.Workloads) == 0 {
+		r.err = fmt.Errorf("no workloads in %s", out)
+	}
+	return r
+}

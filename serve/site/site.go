@@ -1,0 +1,293 @@
+// Package site is the dev server's HTTP handler for the playground's static
+// directory (index.html, app.js, style.css, wasm_exec.js, schedplay.wasm).
+// It lives apart from the server's main so the browser end-to-end test
+// serves the page with exactly this code.
+//
+// What it does, and why:
+//   - only files: a directory is served through its index.html and is a 404
+//     without one (no listing);
+//   - no escape from the directory: ".." segments are refused and files are
+//     opened through an [os.Root], which also refuses symlinks that lead out;
+//   - the Content-Type comes from the extension, with .wasm forced to
+//     application/wasm (WebAssembly.instantiateStreaming rejects any other);
+//   - "Cache-Control: no-cache", so a rebuilt wasm is picked up on reload
+//     (the browser revalidates with If-Modified-Since);
+//   - gzip when the client accepts it, compressed once per file version
+//     (modification time and size) and kept in memory: the wasm is about
+//     20 MB raw and 5 MB gzipped.
+package site
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// MaxGzipBytes is the largest file the handler compresses in memory; larger
+// files are sent as they are.
+const MaxGzipBytes = 256 << 20
+
+// minGzipBytes: smaller files are not worth a Content-Encoding.
+const minGzipBytes = 512
+
+// Handler serves the files under dir. It opens dir now, so a missing
+// directory is an error here rather than a 404 for every request.
+func Handler(dir string) (*Site, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Site{dir: dir, root: root, gz: map[string]*gzEntry{}}, nil
+}
+
+// Site is the handler returned by [Handler].
+type Site struct {
+	dir  string
+	root *os.Root
+
+	mu sync.Mutex
+	gz map[string]*gzEntry
+}
+
+// gzEntry is the gzipped body of one file version.
+type gzEntry struct {
+	mu      sync.Mutex // held while compressing, so one request does it
+	modTime time.Time
+	size    int64
+	body    []byte
+}
+
+// Close releases the directory.
+func (s *Site) Close() error { return s.root.Close() }
+
+// ServeHTTP serves GET and HEAD requests for files under the directory.
+func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	name, status := cleanPath(r.URL.Path)
+	switch status {
+	case http.StatusOK:
+	case http.StatusNotFound:
+		http.NotFound(w, r)
+		return
+	default:
+		http.Error(w, "bad path", status)
+		return
+	}
+	f, info, err := s.open(name)
+	if err != nil {
+		s.notFound(w, name)
+		return
+	}
+	defer f.Close()
+	if info.IsDir() {
+		// A directory is served through its index.html (a 404 without
+		// one: no listing), and only with a trailing slash, so relative
+		// links in the page resolve.
+		f.Close()
+		name = path.Join(name, "index.html")
+		if f, info, err = s.open(name); err != nil || info.IsDir() {
+			if err == nil {
+				f.Close()
+			}
+			http.NotFound(w, r)
+			return
+		}
+		defer f.Close()
+		if !strings.HasSuffix(r.URL.Path, "/") {
+			http.Redirect(w, r, path.Base(r.URL.Path)+"/", http.StatusMovedPermanently)
+			return
+		}
+	}
+
+	h := w.Header()
+	h.Set("Content-Type", contentType(name))
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if compressible(name, info.Size()) {
+		h.Add("Vary", "Accept-Encoding")
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			body, err := s.gzipped(name, f, info)
+			if err == nil {
+				h.Set("Content-Encoding", "gzip")
+				http.ServeContent(w, r, "", info.ModTime(), bytes.NewReader(body))
+				return
+			}
+			// Fall back to the plain file if compression failed.
+			if _, serr := f.Seek(0, io.SeekStart); serr != nil {
+				http.Error(w, "read error", http.StatusInternalServerError)
+				return
+			}
+		}
+	}
+	http.ServeContent(w, r, "", info.ModTime(), f)
+}
+
+// open opens name (relative to the directory, "." for the directory).
+func (s *Site) open(name string) (*os.File, fs.FileInfo, error) {
+	f, err := s.root.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fs.ErrNotExist
+	}
+	return f, info, nil
+}
+
+func (s *Site) notFound(w http.ResponseWriter, name string) {
+	msg := "404 page not found"
+	switch path.Base(name) {
+	case "schedplay.wasm", "wasm_exec.js":
+		// The build outputs: say how to make them.
+		msg = "404: " + path.Join(s.dir, name) + " is not built; run `make wasm` (make serve does it)"
+	}
+	http.Error(w, msg, http.StatusNotFound)
+}
+
+// cleanPath turns a URL path into a name for os.Root: "." for the top,
+// otherwise slash-separated without a leading slash. Paths with ".."
+// segments, backslashes or NUL bytes are refused (400); hidden names
+// (".git", ".env") do not exist as far as the server is concerned (404).
+func cleanPath(p string) (string, int) {
+	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\\\x00") {
+		return "", http.StatusBadRequest
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." {
+			return "", http.StatusBadRequest
+		}
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if strings.HasPrefix(seg, ".") && seg != "." {
+			return "", http.StatusNotFound
+		}
+	}
+	name := strings.TrimPrefix(path.Clean(p), "/")
+	if name == "" {
+		name = "."
+	}
+	return name, http.StatusOK
+}
+
+// contentType is the Content-Type for a file name: Go's table for the
+// extension, application/wasm for .wasm whatever the system's mime.types
+// says, and a sniff-free default.
+func contentType(name string) string {
+	switch ext := strings.ToLower(path.Ext(name)); ext {
+	case ".wasm":
+		return "application/wasm"
+	case ".js", ".mjs":
+		return "text/javascript; charset=utf-8"
+	case ".html", ".htm":
+		return "text/html; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".json":
+		return "application/json"
+	default:
+		if t := mime.TypeByExtension(ext); t != "" {
+			return t
+		}
+		return "application/octet-stream"
+	}
+}
+
+// compressible reports whether gzip is worth it for the file: text and wasm
+// of a useful size; images and archives are compressed already.
+func compressible(name string, size int64) bool {
+	if size < minGzipBytes || size > MaxGzipBytes {
+		return false
+	}
+	switch strings.ToLower(path.Ext(name)) {
+	case ".wasm", ".js", ".mjs", ".html", ".htm", ".css", ".json", ".svg", ".txt", ".map":
+		return true
+	}
+	return false
+}
+
+// acceptsGzip parses Accept-Encoding ("gzip, deflate, br", "gzip;q=0",
+// "*;q=0.5") and reports whether gzip is acceptable.
+func acceptsGzip(header string) bool {
+	gzipQ, starQ := -1.0, -1.0
+	for _, part := range strings.Split(header, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		for _, p := range strings.Split(params, ";") {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+					q = f
+				}
+			}
+		}
+		switch strings.ToLower(strings.TrimSpace(coding)) {
+		case "gzip", "x-gzip":
+			gzipQ = q
+		case "*":
+			starQ = q
+		}
+	}
+	if gzipQ >= 0 {
+		return gzipQ > 0
+	}
+	return starQ > 0
+}
+
+// gzipped returns the gzipped content of the file, compressing it once per
+// version (modification time and size).
+func (s *Site) gzipped(name string, f *os.File, info fs.FileInfo) ([]byte, error) {
+	s.mu.Lock()
+	e := s.gz[name]
+	if e == nil {
+		e = &gzEntry{}
+		s.gz[name] = e
+	}
+	s.mu.Unlock()
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.body != nil && e.modTime.Equal(info.ModTime()) && e.size == info.Size() {
+		return e.body, nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(info.Size() / 3))
+	// BestSpeed: about 0.3 s for the 20 MB wasm and within a few percent
+	// of the default level's size (browser.md §2).
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
+	n, err := io.Copy(zw, f)
+	if err == nil && n != info.Size() {
+		err = errors.New("file changed while compressing")
+	}
+	if cerr := zw.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		e.body = nil
+		return nil, err
+	}
+	e.modTime, e.size, e.body = info.ModTime(), info.Size(), buf.Bytes()
+	return e.body, nil
+}

@@ -1,0 +1,718 @@
+// schedplay page: loads the Go simulator (schedplay.wasm, which draws on
+// the ebiten canvas and exposes window.sim) and drives it from the control
+// panel. The panel is generated from the simulator's own tables (knobs,
+// presets, workload kinds) and re-synced from sim.state() a few times a
+// second. The URL fragment is the share link: the Go side rewrites it on
+// every change and re-applies it on hashchange.
+"use strict";
+
+(() => {
+  const WASM_URL = "schedplay.wasm";
+  const SYNC_MS = 250;
+  // Simulated seconds per wall second; 0 = as fast as the frame budget allows.
+  const SPEEDS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 0];
+  const GROUPS = [
+    ["feature", "Features"],
+    ["tunable", "Tunables"],
+    ["cost", "Costs"],
+    ["model", "Model"],
+  ];
+  const EXITED = "Go program has already exited";
+
+  const $ = (id) => document.getElementById(id);
+
+  let sim = null;          // window.sim once the Go program is running
+  let fatalMsg = "";       // set once the simulator cannot go on
+  let localError = "";     // the last error a setter returned
+  let dismissedError = ""; // the banner text the user hid
+  let knobDefs = [];
+  let kinds = {};          // workload kind name -> {Name, Doc, Keys}
+  let presetInfo = {};     // preset option value -> {Name, Kind, Title}
+  let defaults = {};       // knob name -> value before any setting, for this machine
+  let defaultsKey = "";
+  let knobsBuiltFor = null; // the A/B flag the knob table was built for
+  let openGroups = { feature: true };
+  let workloadsDirty = false; // the editor holds text not yet accepted
+  let forceSync = false;      // the next sync overwrites focused fields too
+  let syncTimer = 0;
+  // Fields being edited when a new link arrived: their pending text
+  // belongs to the old simulation and is not committed on blur.
+  const stale = new WeakSet();
+
+  // ---- small helpers ------------------------------------------------------
+
+  function el(tag, props, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(props || {})) {
+      if (k === "class") e.className = v;
+      else if (k === "dataset") Object.assign(e.dataset, v);
+      else if (k in e) e[k] = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) {
+      if (c != null) e.append(c);
+    }
+    return e;
+  }
+
+  // isStale reports (once) whether a field's change event carries text
+  // from before a new link, and resyncs it instead.
+  function isStale(c) {
+    if (!stale.has(c)) return false;
+    stale.delete(c);
+    sync();
+    return true;
+  }
+
+  function focusCanvas() {
+    const c = document.querySelector("canvas");
+    if (c) c.focus({ preventScroll: true });
+  }
+
+  function fmtSpeed(x) {
+    if (!isFinite(x) || x <= 0) return "0";
+    if (x >= 100) return x.toFixed(0);
+    if (x >= 1) return x.toFixed(2);
+    return x.toPrecision(2);
+  }
+
+  function fmtInt(n) {
+    return Number(n || 0).toLocaleString("en-US");
+  }
+
+  function isTrue(v) {
+    return ["true", "1", "on", "yes"].includes(String(v).trim().toLowerCase());
+  }
+
+  // api calls window.sim[name]; a Go program that has exited throws on
+  // every call, which ends the page's session with a clear message.
+  function api(name, ...args) {
+    if (!sim || fatalMsg) return null;
+    try {
+      return sim[name](...args);
+    } catch (e) {
+      const msg = String((e && e.message) || e);
+      if (msg.includes(EXITED)) {
+        fatal("the Go program has exited" + goReason());
+      } else {
+        localError = `${name}: ${msg}`;
+        renderError();
+      }
+      return null;
+    }
+  }
+
+  // report shows a setter's {ok, error}; it returns whether it succeeded.
+  function report(res, field) {
+    if (!res) return false;
+    if (res.ok) {
+      localError = "";
+      if (field) showFieldError(field, "");
+    } else {
+      localError = res.error;
+      if (field) showFieldError(field, res.error);
+    }
+    sync();
+    return !!res.ok;
+  }
+
+  function showFieldError(id, msg) {
+    const e = $(id);
+    e.textContent = msg;
+    e.hidden = !msg;
+  }
+
+  // ---- errors ---------------------------------------------------------------
+
+  function currentErrorText(state) {
+    if (fatalMsg) return fatalMsg;
+    const parts = [];
+    if (localError) parts.push(localError);
+    if (state && state.error && state.error !== localError) parts.push(state.error);
+    if (window.simError) parts.push(String(window.simError));
+    return parts.join("\n");
+  }
+
+  let lastState = null;
+
+  function renderError() {
+    const text = currentErrorText(lastState);
+    $("error-text").textContent = text;
+    $("error").hidden = !text || (text === dismissedError && !fatalMsg);
+  }
+
+  function goReason() {
+    let why = "";
+    if (window.simError) why += ": " + window.simError;
+    if (!hasWebGL2()) why += " — this browser gave no WebGL2 context, which the canvas needs (try another browser or enable hardware acceleration)";
+    return why;
+  }
+
+  function hasWebGL2() {
+    try {
+      return !!document.createElement("canvas").getContext("webgl2");
+    } catch (e) {
+      return false;
+    }
+  }
+
+  // fatal: the simulator cannot run; say so in the banner and over the
+  // canvas, never leaving a blank tab.
+  function fatal(why) {
+    if (fatalMsg) return;
+    fatalMsg = `The simulator stopped: ${why}. Reload the page to start again; the browser console has details.`;
+    clearInterval(syncTimer);
+    const loading = $("loading");
+    $("loading-text").textContent = fatalMsg;
+    loading.classList.add("failed");
+    loading.hidden = false;
+    $("status").textContent = "stopped";
+    for (const c of $("panel").querySelectorAll("button, input, select, textarea")) {
+      if (c.id !== "error-dismiss" && c.id !== "share-url") c.disabled = true;
+    }
+    renderError();
+  }
+
+  // ---- loading ---------------------------------------------------------------
+
+  async function boot() {
+    if (typeof Go !== "function") {
+      fatal("wasm_exec.js did not load (it is a build output: run `make wasm`, or `make serve` which builds it)");
+      return;
+    }
+    if (typeof WebAssembly !== "object") {
+      fatal("this browser has no WebAssembly");
+      return;
+    }
+    const go = new Go();
+    let instance;
+    try {
+      instance = await instantiate(go);
+    } catch (e) {
+      fatal(`could not load ${WASM_URL}: ${(e && e.message) || e}`);
+      return;
+    }
+    $("loading-text").textContent = "Starting the simulator…";
+    let running;
+    try {
+      running = go.run(instance);
+    } catch (e) {
+      fatal(`the Go program did not start: ${(e && e.message) || e}`);
+      return;
+    }
+    running.then(
+      () => fatal("the Go program exited" + goReason()),
+      (e) => fatal(`the Go program crashed: ${(e && e.message) || e}` + goReason()),
+    );
+    waitForSim(Date.now());
+  }
+
+  // instantiate streams the wasm when the server sends application/wasm and
+  // falls back to an ArrayBuffer when the MIME check (or streaming) fails.
+  async function instantiate(go) {
+    if (WebAssembly.instantiateStreaming) {
+      const resp = await fetch(WASM_URL);
+      if (!resp.ok) throw new Error(await httpError(resp));
+      try {
+        const r = await WebAssembly.instantiateStreaming(resp, go.importObject);
+        return r.instance;
+      } catch (e) {
+        console.warn(`instantiateStreaming failed (${e && e.message}); retrying with an ArrayBuffer`);
+      }
+    }
+    const resp = await fetch(WASM_URL);
+    if (!resp.ok) throw new Error(await httpError(resp));
+    const r = await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject);
+    return r.instance;
+  }
+
+  async function httpError(resp) {
+    let body = "";
+    try {
+      body = (await resp.text()).trim().slice(0, 300);
+    } catch (e) { /* no body */ }
+    return `HTTP ${resp.status}${body ? " — " + body : ""}`;
+  }
+
+  function waitForSim(start) {
+    if (fatalMsg) return;
+    if (window.sim && typeof window.sim.state === "function") {
+      sim = window.sim;
+      initPanel();
+      return;
+    }
+    if (Date.now() - start > 60000) {
+      $("loading-text").textContent = "The simulator is taking long to start…";
+    }
+    setTimeout(() => waitForSim(start), 30);
+  }
+
+  // ---- panel construction -----------------------------------------------------
+
+  function initPanel() {
+    knobDefs = api("knobs") || [];
+    for (const k of api("workloadKinds") || []) kinds[k.Name] = k;
+    buildSpeed();
+    buildPresets(api("presets") || []);
+    buildKindsHelp();
+    wire();
+    sync();
+    syncTimer = setInterval(sync, SYNC_MS);
+    $("status").textContent = "";
+  }
+
+  function buildSpeed() {
+    const s = $("speed");
+    s.replaceChildren();
+    for (const v of SPEEDS) {
+      s.append(el("option", { value: String(v), textContent: v === 0 ? "max" : `${v}×` }));
+    }
+  }
+
+  function buildPresets(list) {
+    const s = $("preset");
+    s.replaceChildren();
+    const machines = el("optgroup", { label: "Machines" });
+    const exps = el("optgroup", { label: "Experiments (open as A/B)" });
+    for (const p of list) {
+      const value = p.Kind === "experiment" ? "exp:" + p.Name : p.Name;
+      presetInfo[value] = p;
+      (p.Kind === "experiment" ? exps : machines).append(el("option", { value, textContent: p.Name, title: p.Title }));
+    }
+    s.append(machines, exps);
+  }
+
+  // commonKeys are the keys every workload kind has (nice, cpus, …); the
+  // help under a workload lists the kind's own keys first.
+  function commonKeys() {
+    const all = Object.values(kinds);
+    if (all.length < 2) return new Set();
+    return new Set((all[0].Keys || []).map((k) => k.Name)
+      .filter((n) => all.every((k) => (k.Keys || []).some((key) => key.Name === n))));
+  }
+
+  function keyChip(key) {
+    return el("span", { title: key.Doc, textContent: `${key.Name}=${key.Default || "…"}` });
+  }
+
+  function kindHelp(name) {
+    const k = kinds[name];
+    const frag = document.createDocumentFragment();
+    if (!k) return frag;
+    const common = commonKeys();
+    const own = (k.Keys || []).filter((key) => !common.has(key.Name));
+    const shared = (k.Keys || []).filter((key) => common.has(key.Name));
+    frag.append(el("b", { textContent: k.Name }), " — " + k.Doc + ". Keys: ");
+    own.forEach((key, i) => {
+      if (i) frag.append(", ");
+      frag.append(keyChip(key));
+    });
+    if (shared.length) {
+      frag.append(own.length ? "; also " : "", ...shared.flatMap((key, i) => (i ? [", ", keyChip(key)] : [keyChip(key)])));
+    }
+    return frag;
+  }
+
+  function buildKindsHelp() {
+    const dl = el("dl");
+    for (const name of Object.keys(kinds)) {
+      const k = kinds[name];
+      const keys = el("dd", { class: "muted" });
+      (k.Keys || []).forEach((key, i) => {
+        if (i) keys.append(" · ");
+        keys.append(keyChip(key));
+      });
+      dl.append(el("dt", { textContent: name }), el("dd", { textContent: k.Doc }), keys);
+    }
+    $("workload-kinds").replaceChildren(dl);
+  }
+
+  // The knob table: one row per knob, grouped by Group; a second column
+  // for arm B when A/B is on.
+  function buildKnobs(ab) {
+    const box = $("knobs");
+    for (const d of box.querySelectorAll("details.group")) openGroups[d.dataset.group] = d.open;
+    box.replaceChildren();
+    const known = new Set(GROUPS.map((g) => g[0]));
+    const groups = GROUPS.slice();
+    for (const d of knobDefs) {
+      if (!known.has(d.Group)) {
+        known.add(d.Group);
+        groups.push([d.Group, d.Group]);
+      }
+    }
+    for (const [group, title] of groups) {
+      const defs = knobDefs.filter((d) => d.Group === group);
+      if (!defs.length) continue;
+      const table = el("table", { class: "knobs" + (ab ? " ab" : "") });
+      const cols = el("colgroup", {}, el("col"), el("col", { class: "val" }));
+      if (ab) cols.append(el("col", { class: "val" }));
+      const head = el("tr", {}, el("th", { textContent: "knob" }), el("th", { textContent: ab ? "A" : "value" }));
+      if (ab) head.append(el("th", { textContent: "B" }));
+      const body = el("tbody");
+      for (const d of defs) {
+        const doc = `${d.Name} (${d.Kind}${d.Unit ? ", " + d.Unit : ""}; default ${d.Default}; allowed ${d.Allowed}): ${d.Doc}`;
+        const row = el("tr", { dataset: { knob: d.Name } },
+          el("td", { class: "name", textContent: d.Name, title: doc }),
+          el("td", { class: "val a" }, knobControl(d, "a", doc)));
+        if (ab) row.append(el("td", { class: "val b" }, knobControl(d, "b", doc)));
+        body.append(row);
+      }
+      table.append(cols, el("thead", {}, head), body);
+      const details = el("details", { class: "group", dataset: { group } },
+        el("summary", {}, title + " ", el("span", { class: "count", textContent: `(${defs.length})` })),
+        table);
+      details.open = !!openGroups[group];
+      box.append(details);
+    }
+    knobsBuiltFor = ab;
+  }
+
+  function knobControl(d, arm, doc) {
+    const label = `${d.Name}, arm ${arm.toUpperCase()}`;
+    const props = { title: doc, dataset: { knob: d.Name, arm }, "aria-label": label };
+    let c;
+    if (d.Kind === "bool") {
+      c = el("input", Object.assign({ type: "checkbox" }, props));
+      c.addEventListener("change", () => {
+        report(api("setKnob", arm, d.Name, c.checked ? "true" : "false"));
+        focusCanvas();
+      });
+    } else if (d.Kind === "enum") {
+      c = el("select", props);
+      for (const v of d.Values || []) c.append(el("option", { value: v, textContent: v }));
+      c.addEventListener("change", () => {
+        report(api("setKnob", arm, d.Name, c.value));
+        focusCanvas();
+      });
+    } else {
+      c = el("input", Object.assign({ type: "number", step: "1" }, props));
+      const m = /^(-?\d+)\.\.(-?\d+)/.exec(d.Allowed || "");
+      if (m) {
+        c.min = m[1];
+        c.max = m[2];
+      }
+      c.addEventListener("change", () => {
+        if (isStale(c) || c.value.trim() === "") return;
+        report(api("setKnob", arm, d.Name, c.value.trim()));
+        if (document.activeElement === c) focusCanvas();
+      });
+      c.addEventListener("keydown", (e) => {
+        if (e.key === "Enter") c.dispatchEvent(new Event("change"));
+        if (e.key === "Escape") {
+          c.blur();
+          sync();
+          focusCanvas();
+        }
+      });
+    }
+    return c;
+  }
+
+  // ---- workloads editor ---------------------------------------------------------
+
+  function workloadRow(spec) {
+    const input = el("input", {
+      type: "text", value: spec, spellcheck: false, autocomplete: "off",
+      placeholder: "kind:key=value,… e.g. hackbench:g=4,l=1000",
+      "aria-label": "Workload spec",
+    });
+    const help = el("div", { class: "help" });
+    const remove = el("button", { type: "button", textContent: "×", title: "Remove this workload", "aria-label": "Remove this workload" });
+    const row = el("div", { class: "workload" }, el("div", { class: "row" }, input, remove), help);
+    const updateHelp = () => {
+      const kind = input.value.split(":")[0].trim();
+      help.replaceChildren();
+      if (kinds[kind]) help.append(kindHelp(kind));
+      else if (kind) help.textContent = `unknown kind "${kind}"; kinds: ${Object.keys(kinds).join(", ")}`;
+      else help.textContent = `kinds: ${Object.keys(kinds).join(", ")}`;
+    };
+    input.addEventListener("input", () => {
+      workloadsDirty = true;
+      updateHelp();
+    });
+    input.addEventListener("change", () => {
+      if (!isStale(input)) commitWorkloads();
+    });
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") {
+        commitWorkloads();
+        focusCanvas();
+      }
+    });
+    remove.addEventListener("click", () => {
+      row.remove();
+      commitWorkloads();
+    });
+    updateHelp();
+    return row;
+  }
+
+  function shownWorkloads() {
+    return [...$("workloads").querySelectorAll(".workload input")].map((i) => i.value.trim());
+  }
+
+  function renderWorkloads(list) {
+    $("workloads").replaceChildren(...list.map(workloadRow));
+  }
+
+  function commitWorkloads() {
+    const specs = shownWorkloads().filter((s) => s !== "");
+    const res = api("setWorkloads", specs);
+    if (!res) return;
+    for (const i of $("workloads").querySelectorAll(".workload input")) {
+      i.classList.toggle("bad", !res.ok && i.value.trim() !== "" && res.error.includes(i.value.trim()));
+    }
+    if (res.ok) workloadsDirty = false;
+    report(res, "workload-error");
+  }
+
+  // ---- wiring -----------------------------------------------------------------
+
+  function wire() {
+    $("pause").addEventListener("click", () => {
+      api("pause");
+      sync();
+    });
+    $("step").addEventListener("click", () => report(api("step")));
+    $("reset").addEventListener("click", () => report(api("reset")));
+    $("speed").addEventListener("change", (e) => {
+      report(api("setSpeed", Number(e.target.value)));
+      focusCanvas();
+    });
+    $("preset").addEventListener("change", (e) => {
+      const v = e.target.value;
+      if (!v.startsWith("custom:")) {
+        workloadsDirty = false;
+        report(api("setPreset", v));
+      }
+      focusCanvas();
+    });
+    $("machine-apply").addEventListener("click", () => {
+      report(api("setMachineJSON", $("machine-text").value), "machine-error");
+    });
+    $("workload-add").addEventListener("click", () => {
+      const row = workloadRow("");
+      $("workloads").append(row);
+      workloadsDirty = true;
+      row.querySelector("input").focus();
+    });
+    const seed = $("seed");
+    seed.addEventListener("change", () => {
+      if (isStale(seed)) return;
+      const v = seed.value.trim();
+      const n = Number(v);
+      if (v === "" && !seed.validity.badInput) return; // emptied: the next sync restores it
+      if (v === "" || !Number.isInteger(n) || n < 0 || n > Number.MAX_SAFE_INTEGER) {
+        localError = `seed ${JSON.stringify(v)}: a non-negative integer`;
+        renderError();
+        return;
+      }
+      report(api("setSeed", n));
+      if (document.activeElement === seed) focusCanvas();
+    });
+    seed.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") seed.dispatchEvent(new Event("change"));
+    });
+    $("seed-new").addEventListener("click", () => report(api("setSeed", 1 + Math.floor(Math.random() * 1e9))));
+    $("ab").addEventListener("change", (e) => report(api("setAB", e.target.checked)));
+    $("share").addEventListener("click", share);
+    $("download").addEventListener("click", download);
+    $("error-dismiss").addEventListener("click", () => {
+      dismissedError = $("error-text").textContent;
+      renderError();
+    });
+
+    // Panel clicks give the keyboard back to the canvas, except on fields
+    // that need it for typing.
+    $("panel").addEventListener("click", (e) => {
+      if (e.target.closest("input[type=text], input[type=number], textarea, select, #workload-add")) return;
+      focusCanvas();
+    });
+
+    // Shortcuts on the document for when the canvas does not have the
+    // focus. The canvas handles the same keys itself (ebiten listens on
+    // it), so keys from the canvas are left alone, as are keys for a
+    // control being typed in or operated by keyboard.
+    document.addEventListener("keydown", (e) => {
+      if (e.ctrlKey || e.metaKey || e.altKey || fatalMsg) return;
+      if (e.target instanceof HTMLCanvasElement) return;
+      if (e.target.closest && e.target.closest("input, select, textarea, button, summary, a, [contenteditable]")) return;
+      if (e.key === " " || e.code === "Space") {
+        e.preventDefault();
+        if (!e.repeat) {
+          api("pause");
+          sync();
+        }
+      } else if (e.key === ".") {
+        e.preventDefault();
+        report(api("step"));
+      }
+    });
+
+    // A new link (typed, pasted, or opened from history): the Go side
+    // re-applies it in its own listener; sync after it.
+    window.addEventListener("hashchange", () => {
+      workloadsDirty = false;
+      localError = "";
+      dismissedError = "";
+      showFieldError("workload-error", "");
+      const a = document.activeElement;
+      if (a && $("panel").contains(a) && a.matches("input[type=text], input[type=number], textarea")) stale.add(a);
+      setTimeout(() => {
+        forceSync = true;
+        sync();
+        forceSync = false;
+      }, 0);
+    });
+    // Typing after the new link makes the text the user's again.
+    $("panel").addEventListener("input", (e) => stale.delete(e.target));
+  }
+
+  async function share() {
+    const url = location.href;
+    const field = $("share-url");
+    field.value = url;
+    try {
+      if (!navigator.clipboard || !window.isSecureContext) throw new Error("no clipboard");
+      await navigator.clipboard.writeText(url);
+      $("share-status").textContent = "Link copied to the clipboard.";
+      field.hidden = true;
+    } catch (e) {
+      $("share-status").textContent = "Copy this link (the clipboard is not available here):";
+      field.hidden = false;
+      field.focus();
+      field.select();
+    }
+  }
+
+  async function download() {
+    if (!sim || fatalMsg) return;
+    $("share-status").textContent = "Collecting results…";
+    try {
+      const json = await sim.results();
+      const url = URL.createObjectURL(new Blob([json], { type: "application/json" }));
+      const a = el("a", { href: url, download: "schedplay-results.json" });
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 30000);
+      $("share-status").textContent = "Results saved as schedplay-results.json.";
+    } catch (e) {
+      const msg = String((e && e.message) || e);
+      if (msg.includes(EXITED)) fatal("the Go program has exited" + goReason());
+      else {
+        localError = "results: " + msg;
+        renderError();
+      }
+      $("share-status").textContent = "";
+    }
+  }
+
+  // ---- sync from sim.state() ---------------------------------------------------
+
+  function setIfIdle(control, value) {
+    if (!forceSync && document.activeElement === control) return;
+    if (control.type === "checkbox") {
+      if (control.checked !== value) control.checked = value;
+    } else if (control.value !== value) {
+      control.value = value;
+    }
+  }
+
+  function syncSelect(select, value, customLabel) {
+    if (!forceSync && document.activeElement === select) return;
+    let opt = [...select.options].find((o) => o.value === value);
+    let custom = select.querySelector("option[data-custom]");
+    if (!opt) {
+      if (!custom) {
+        custom = el("option", { dataset: { custom: "1" } });
+        select.prepend(custom);
+      }
+      custom.value = value;
+      custom.textContent = customLabel;
+      opt = custom;
+    } else if (custom && custom !== opt) {
+      custom.remove();
+    }
+    if (select.value !== value) select.value = value;
+  }
+
+  function machineParam(link) {
+    const m = /[#&](machine|preset)=([^&]*)/.exec(link || "");
+    return m ? m[0] : "";
+  }
+
+  function sync() {
+    if (fatalMsg) return;
+    const s = api("state");
+    if (!s) return;
+    lastState = s;
+
+    if (s.ready) $("loading").hidden = true;
+    const frame = s.frameMs ? ` · ${s.frameMs.toFixed(1)} ms/frame` : "";
+    $("status").textContent = `t = ${s.simTime.toFixed(3)} s${frame}`;
+    $("achieved").textContent = s.finished ? "finished"
+      : s.paused ? "paused" : `achieved ${fmtSpeed(s.achievedSpeed)}×`;
+    $("pause").textContent = s.paused ? "Resume" : "Pause";
+
+    const speed = String(s.speed);
+    syncSelect($("speed"), speed, s.speed === 0 ? "max" : `${s.speed}×`);
+
+    const presetValue = s.experiment ? "exp:" + s.experiment : (presetInfo[s.preset] ? s.preset : "custom:" + s.preset);
+    syncSelect($("preset"), presetValue, `custom: ${s.preset}`);
+    const info = presetInfo[presetValue];
+    $("preset-title").textContent = `${s.cpus} CPUs` + (info ? ` — ${info.Title}` : " — a custom machine from the link");
+
+    setIfIdle($("seed"), String(s.seed));
+    setIfIdle($("ab"), !!s.ab);
+
+    // Knob defaults depend on the machine (its costs).
+    const key = `${s.preset}|${s.machine}|${s.cpus}|${machineParam(s.link)}`;
+    if (key !== defaultsKey) {
+      defaults = api("machineDefaults") || {};
+      defaultsKey = key;
+    }
+    if (knobsBuiltFor !== !!s.ab) buildKnobs(!!s.ab);
+    for (const c of $("knobs").querySelectorAll("[data-knob][data-arm]")) {
+      const name = c.dataset.knob;
+      const set = c.dataset.arm === "b" ? (s.knobsB || {}) : (s.knobs || {});
+      const has = Object.prototype.hasOwnProperty.call(set, name);
+      const v = has ? set[name] : (defaults[name] ?? "");
+      setIfIdle(c, c.type === "checkbox" ? isTrue(v) : String(v));
+      c.parentElement.classList.toggle("changed", has);
+    }
+    for (const row of $("knobs").querySelectorAll("tr[data-knob]")) {
+      row.classList.toggle("changed", !!row.querySelector("td.changed"));
+    }
+
+    const editing = $("workloads").contains(document.activeElement);
+    const shown = shownWorkloads();
+    const want = s.workloads || [];
+    const differs = shown.length !== want.length || shown.some((w, i) => w !== want[i]);
+    if (differs && (forceSync || (!workloadsDirty && !editing))) {
+      renderWorkloads(want);
+      showFieldError("workload-error", "");
+    }
+
+    const tbody = $("arms").querySelector("tbody");
+    const rows = (s.arms || []).map((a) => el("tr", {},
+      el("td", { textContent: a.label }),
+      el("td", { textContent: fmtInt(a.wakeups) }),
+      el("td", { textContent: fmtInt(a.p50) }),
+      el("td", { textContent: fmtInt(a.p99) }),
+      el("td", { textContent: fmtInt(a.p999) }),
+      el("td", { textContent: (a.probesMean || 0).toFixed(1) })));
+    tbody.replaceChildren(...rows);
+
+    renderError();
+  }
+
+  window.addEventListener("error", (e) => {
+    if (String(e.message || "").includes(EXITED)) fatal("the Go program has exited" + goReason());
+  });
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", boot);
+  } else {
+    boot();
+  }
+})();
