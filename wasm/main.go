@@ -340,43 +340,9 @@ func machineDefault(st *playground.State, name string) string {
 	return d.Format(v)
 }
 
-// armView summarises one arm for the panel.
-type armView struct {
-	Label      string  `json:"label"`
-	Wakeups    int64   `json:"wakeups"`
-	Count      int64   `json:"count"`
-	P50        int64   `json:"p50"`
-	P99        int64   `json:"p99"`
-	P999       int64   `json:"p999"`
-	ProbesMean float64 `json:"probesMean"`
-	Events     int64   `json:"events"`
-}
-
-type stateJSON struct {
-	Ready         bool              `json:"ready"`
-	Link          string            `json:"link"`
-	Preset        string            `json:"preset"`
-	Machine       string            `json:"machine"`
-	CPUs          int               `json:"cpus"`
-	Workloads     []string          `json:"workloads"`
-	Knobs         map[string]string `json:"knobs"`
-	KnobsB        map[string]string `json:"knobsB"`
-	AB            bool              `json:"ab"`
-	Seed          uint64            `json:"seed"`
-	Speed         float64           `json:"speed"`
-	AchievedSpeed float64           `json:"achievedSpeed"`
-	Paused        bool              `json:"paused"`
-	Finished      bool              `json:"finished"`
-	SimTime       float64           `json:"simTime"`
-	Experiment    string            `json:"experiment"`
-	Error         string            `json:"error"`
-	FrameMs       float64           `json:"frameMs"`
-	Arms          []armView         `json:"arms"`
-}
-
-func stateView() stateJSON {
+func stateView() playground.PageState {
 	st := app.State()
-	v := stateJSON{
+	v := playground.PageState{
 		Ready: js.Global().Get("simReady").Truthy(), Link: "#" + st.Encode(), Preset: st.Preset,
 		Workloads: st.Workloads, Knobs: st.Knobs, KnobsB: st.KnobsB, AB: st.AB, Seed: st.Seed, Speed: st.Speed,
 		AchievedSpeed: app.AchievedSpeed(), Paused: app.Paused(), Finished: app.Finished(),
@@ -392,7 +358,7 @@ func stateView() stateJSON {
 		v.Machine, v.CPUs = s.Topology().Spec.Name, s.Topology().NCPU
 		v.SimTime = float64(s.Now()) / float64(engine.Second)
 		tot := s.Totals()
-		av := armView{Label: arm.Label, Wakeups: tot.Wakeups, Events: tot.Events}
+		av := playground.ArmState{Label: arm.Label, Wakeups: tot.Wakeups, Events: tot.Events}
 		if tot.SISCalls > 0 {
 			av.ProbesMean = float64(tot.SISProbes) / float64(tot.SISCalls)
 		}
