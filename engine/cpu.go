@@ -42,7 +42,11 @@ type cpu struct {
 
 	// PELT sums.
 	runnableLoad signal // Σ runnable tasks' load (cfs runnable_load_avg)
-	util         signal // CPU busy ×1024
+	// loadAvg is cfs_rq->avg.load_avg: the load of every task attached to
+	// this CPU, runnable or blocked. A sleeping task's decaying load stays
+	// here until it wakes elsewhere or exits; fork placement reads it.
+	loadAvg signal
+	util    signal // CPU busy ×1024
 
 	// Load balancing.
 	nextBalance int64

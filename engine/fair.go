@@ -150,6 +150,8 @@ func (s *Sim) accountEnqueue(c *cpu, t *Task) {
 	c.loadWeight += t.weight
 	t.load.set(s.now, t.weight)
 	c.runnableLoad.add(s.now, t.load.at(s.now), t.weight)
+	s.attachLoad(c, t)
+	c.loadAvg.add(s.now, 0, t.weight)
 	if c.nr >= 2 {
 		s.overloaded = true
 	}
@@ -161,8 +163,32 @@ func (s *Sim) accountDequeue(c *cpu, t *Task) {
 	c.nr--
 	c.loadWeight -= t.weight
 	c.runnableLoad.add(s.now, -t.load.at(s.now), -t.weight)
+	c.loadAvg.add(s.now, 0, -t.weight)
 	t.load.set(s.now, 0)
 	s.updateConservation(c)
+}
+
+// attachLoad moves t's load average to c's load_avg if it is attached
+// elsewhere (migrate_task_rq_fair's remove_entity_load_avg, then
+// attach_entity_load_avg on the new runqueue).
+func (s *Sim) attachLoad(c *cpu, t *Task) {
+	if t.loadCPU == c.id {
+		return
+	}
+	l := t.load.at(s.now)
+	if t.loadCPU >= 0 {
+		s.cpus[t.loadCPU].loadAvg.add(s.now, -l, 0)
+	}
+	c.loadAvg.add(s.now, l, 0)
+	t.loadCPU = c.id
+}
+
+// detachLoad removes an exiting task's load from the CPU it is attached to.
+func (s *Sim) detachLoad(t *Task) {
+	if t.loadCPU >= 0 {
+		s.cpus[t.loadCPU].loadAvg.add(s.now, -t.load.at(s.now), 0)
+		t.loadCPU = -1
+	}
 }
 
 // enqueueNew puts a freshly forked task on c (wake_up_new_task).
@@ -200,6 +226,9 @@ func (s *Sim) dequeueCurr(c *cpu, t *Task, state TaskState) {
 	s.updateCurr(c)
 	s.clearBuddies(c, t)
 	s.accountDequeue(c, t)
+	if state == TaskExited {
+		s.detachLoad(t)
+	}
 	t.state = state
 	t.util.set(s.now, 0)
 	s.updateMinVruntime(c)

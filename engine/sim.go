@@ -64,14 +64,17 @@ type Sim struct {
 	tickNS       int64
 	smtPresent   bool
 
-	llcs         []llcShared
-	nextCPU      []int          // SIS_ROTATE: per target CPU, where the last scan stopped (-1: none)
-	mmCount      int            // address spaces handed out
-	lastOn       []lastDecision // per CPU, the last decision that chose it
-	conservation conservation
-	srq          [][]srqShard // SHARED_RUNQ: per LLC, its shards
-	overloaded   bool         // root_domain->overload
-	nohzNext     int64        // nohz.next_balance
+	llcs    []llcShared
+	nextCPU []int // SIS_ROTATE: per target CPU, where the last scan stopped (-1: none)
+	mmCount int   // address spaces handed out
+	// reservedTasks are tasks programs will fork later (ReserveTasks);
+	// they count against MaxTasks so a build that fits cannot fail mid-run.
+	reservedTasks int
+	lastOn        []lastDecision // per CPU, the last decision that chose it
+	conservation  conservation
+	srq           [][]srqShard // SHARED_RUNQ: per LLC, its shards
+	overloaded    bool         // root_domain->overload
+	nohzNext      int64        // nohz.next_balance
 
 	stats    Stats
 	trace    decisionRing
@@ -367,7 +370,7 @@ type TaskSpec struct {
 // Spawn creates a task in workload w, places it with fork balancing and
 // makes it runnable now.
 func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
-	if len(s.tasks) >= MaxTasks {
+	if len(s.tasks)+s.reservedTasks >= MaxTasks {
 		return 0, fmt.Errorf("engine: too many tasks (limit %d)", MaxTasks)
 	}
 	if spec.Nice < -20 || spec.Nice > 19 {
@@ -394,7 +397,7 @@ func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
 		Nice: spec.Nice, LatencyNice: spec.LatencyNice, weight: NiceToWeight(spec.Nice),
 		allowed: allowed, smtPressure: pressure, measureWake: spec.MeasureWakeups,
 		prog: spec.Program, state: TaskBlocked, cpu: -1, wokenAt: -1,
-		lastRanCPU: -1, recentUsedCPU: -1, lastWakee: -1, srqShard: -1,
+		lastRanCPU: -1, recentUsedCPU: -1, lastWakee: -1, srqShard: -1, loadCPU: -1,
 	}
 	t.load.last, t.util.last = s.now, s.now
 	t.o1Left = s.O1Timeslice(t.Nice)
@@ -427,6 +430,16 @@ func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
 	s.enqueueNew(c, t)
 	s.checkPreemptNew(c, t)
 	return t.ID, nil
+}
+
+// ReserveTasks sets aside n tasks of the MaxTasks limit for a workload
+// whose programs fork them later with Ctx.SpawnReserved.
+func (s *Sim) ReserveTasks(n int) error {
+	if n < 0 || len(s.tasks)+s.reservedTasks+n > MaxTasks {
+		return fmt.Errorf("engine: %d more tasks would pass the limit %d (%d exist, %d reserved)", n, MaxTasks, len(s.tasks), s.reservedTasks)
+	}
+	s.reservedTasks += n
+	return nil
 }
 
 // NewAddressSpace returns a fresh address-space id for TaskSpec.MM.

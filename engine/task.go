@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"schedplay/engine/cpumask"
@@ -175,6 +176,19 @@ func (c *Ctx) Spawn(spec TaskSpec) (TaskID, error) {
 	return id, nil
 }
 
+// SpawnReserved is Spawn for a task set aside with Sim.ReserveTasks.
+func (c *Ctx) SpawnReserved(spec TaskSpec) (TaskID, error) {
+	if c.sim.reservedTasks <= 0 {
+		return 0, fmt.Errorf("engine: no reserved task left for %q", spec.Name)
+	}
+	c.sim.reservedTasks--
+	id, err := c.Spawn(spec)
+	if err != nil {
+		c.sim.reservedTasks++
+	}
+	return id, err
+}
+
 // Exited reports whether task id has exited.
 func (c *Ctx) Exited(id TaskID) bool { return c.sim.tasks[id].state == TaskExited }
 
@@ -233,6 +247,7 @@ type Task struct {
 	srqShard      int    // -1 when on no list
 	load          signal // runnable weight
 	util          signal // running ×1024
+	loadCPU       int    // CPU whose load_avg holds this task's load, or -1
 
 	// Statistics.
 	migrations int64

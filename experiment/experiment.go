@@ -196,12 +196,16 @@ func field(res *scenario.Result, r presets.MetricRef) (float64, error) {
 			return 0, fmt.Errorf("workload %s did not finish within %.3g s", w.Name, res.DurationS)
 		}
 		return *w.CompletionS, nil
-	case "req_p50", "req_p99":
+	case "req_p50", "req_p99", "req_p50_s":
 		if w.RequestLatencyUS == nil {
 			return 0, fmt.Errorf("workload %s records no request latency", w.Name)
 		}
-		if r.Field == "req_p50" {
+		switch r.Field {
+		case "req_p50":
 			return float64(w.RequestLatencyUS.P50), nil
+		case "req_p50_s":
+			// In seconds: hackbench's one sample is the Time it prints.
+			return float64(w.RequestLatencyUS.P50) / 1e6, nil
 		}
 		return float64(w.RequestLatencyUS.P99), nil
 	case "probes_mean":

@@ -110,7 +110,7 @@ func (e *Experiment) ArmSetup(i int) (machine string, workloads []string, knobs 
 // MetricFields are the names a metric reference may use after the colon.
 var MetricFields = []string{
 	"p50", "p75", "p90", "p95", "p99", "p99_5", "p99_9", "min", "max", "count",
-	"ops_s", "us_per_op", "completion_s", "req_p50", "req_p99",
+	"ops_s", "us_per_op", "completion_s", "req_p50", "req_p99", "req_p50_s",
 	"probes_mean", "probes_max", "placed_busy_pct", "placement_cv", "sis_calls",
 	"cpu_busy_pct", "lock_wait_ms",
 }

@@ -13,9 +13,10 @@ import (
 // group's f channels per loop, l loops; receiver j reads f·l messages from
 // channel j and exits. Groups do not interact.
 //
-// A parent task stands for hackbench's main thread: the children are
-// created first; each writes a byte to the "ready" pipe and polls the
-// "wake" pipe; once all are ready the parent stamps the start time and
+// A parent task stands for hackbench's main thread: it forks the children
+// one by one (each fork costs it CPU time, and fork balancing places the
+// child while the earlier ones already wait at the barrier); each child
+// writes a byte to the "ready" pipe and polls the "wake" pipe; once all are ready the parent stamps the start time and
 // writes the wake pipe, which wakes every child at once. pipe_write wakes
 // pollers with wake_up_interruptible_sync_poll, so the herd wakeup carries
 // WF_SYNC. The parent then reaps every child (wait4, or pthread_join in
@@ -24,8 +25,7 @@ import (
 // (not sync). The workload finishes when the last child is reaped.
 //
 // Metrics: completion time (Ctx.Finish, so completion_s; it includes the
-// few µs to ms the children take to reach the barrier before the start
-// stamp), ops = messages received, and one request-latency sample: the
+// forks and the children reaching the barrier before the start stamp), ops = messages received, and one request-latency sample: the
 // makespan hackbench prints as "Time:", from the start stamp to the last
 // reap, in µs.
 //
@@ -52,6 +52,9 @@ func init() {
 
 // Process life-cycle costs shared by the finite kinds.
 const (
+	// cloneThreadNS: pthread_create — clone with CLONE_VM (no page
+	// tables to copy) plus the mmap of the thread's stack ≈ 10 µs.
+	cloneThreadNS = 10 * engine.Microsecond
 	// exitProcessNS: do_exit of a small forked process — tear down its
 	// copy-on-write address space, close its fds, notify the parent
 	// ≈ 20 µs (compile.go's modern exit cost).
@@ -125,9 +128,10 @@ func addHackbench(b *Builder) (*hackbench, error) {
 		return nil, err
 	}
 	hb.parent.id = id
-	parentCPU := b.Sim.Task(id).CPU()
+	// hackbench forks each group's receivers, then its senders; the parent
+	// does the forking (hpFork), so fork placement sees the children
+	// already waiting at the barrier, as on the real machine.
 	for gi := int64(0); gi < g; gi++ {
-		// hackbench forks each group's receivers, then its senders.
 		for _, sender := range []bool{false, true} {
 			for j := int64(0); j < f; j++ {
 				c := &hbChild{hb: hb, sender: sender, group: int(gi), idx: int(j)}
@@ -141,23 +145,22 @@ func addHackbench(b *Builder) (*hackbench, error) {
 				}
 				ts := spec(fmt.Sprintf("hackbench/%d.%s%d", gi, role, j), mm, c)
 				ts.MeasureWakeups = true
-				ts.ParentCPU = parentCPU
-				cid, err := b.Spawn(ts)
-				if err != nil {
-					return nil, err
-				}
-				c.id = cid
-				c.io.W.ID = cid
+				hb.parent.forks = append(hb.parent.forks, ts)
 				hb.children = append(hb.children, c)
 			}
 		}
+	}
+	if err := b.Sim.ReserveTasks(len(hb.children)); err != nil {
+		return nil, err
 	}
 	return hb, nil
 }
 
 // Parent states.
 const (
-	hpWaitReady = iota
+	hpFork = iota
+	hpForked
+	hpWaitReady
 	hpRelease
 	hpHerd
 	hpReap
@@ -171,6 +174,8 @@ type hbParent struct {
 	waiting bool // blocked reading the ready pipe or in wait4
 	wakes   wakeList
 	reaped  int64
+	forks   []engine.TaskSpec // children still to fork, in order
+	forked  int
 }
 
 // Next implements engine.Program for hackbench's main thread.
@@ -178,6 +183,31 @@ func (p *hbParent) Next(ctx *engine.Ctx) engine.Action {
 	hb := p.hb
 	for {
 		switch p.state {
+		case hpFork:
+			if p.forked == len(p.forks) {
+				p.forks = nil
+				p.state = hpWaitReady
+				continue
+			}
+			// do_fork copies the task first; the child is woken
+			// (wake_up_new_task, fork placement) when it returns.
+			p.state = hpForked
+			if hb.threads {
+				return engine.KernelRun(cloneThreadNS)
+			}
+			return engine.KernelRun(modernProcCosts.fork)
+		case hpForked:
+			c := hb.children[p.forked]
+			id, err := ctx.SpawnReserved(p.forks[p.forked])
+			if err != nil {
+				// Unreachable: addHackbench reserved the tasks and
+				// the specs were valid when built.
+				panic(fmt.Sprintf("hackbench: fork: %v", err))
+			}
+			c.id = id
+			c.io.W.ID = id
+			p.forked++
+			p.state = hpFork
 		case hpWaitReady:
 			if hb.ready < hb.n {
 				p.waiting = true

@@ -68,6 +68,8 @@ func TestMessagingThreadCounts(t *testing.T) {
 		if _, err := Add(s, c.spec, ""); err != nil {
 			t.Fatalf("%s: %v", c.spec, err)
 		}
+		// hackbench's parent forks its children itself: let it.
+		s.RunUntil(100 * engine.Millisecond)
 		if got := s.Workloads()[0].Tasks; got != c.tasks {
 			t.Errorf("%s: %d tasks, want %d", c.spec, got, c.tasks)
 		}
