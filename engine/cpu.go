@@ -87,7 +87,10 @@ func newCPU(s *Sim, id int) *cpu {
 	}
 	c.cstate = s.chooseIdleState(c)
 	for _, d := range s.topo.Domains[id] {
-		c.doms = append(c.doms, domState{balanceIntervalMS: d.MinIntervalMS, maxNewidleLBCost: 0})
+		// The machine has been up long before the run starts: on an
+		// idle box no CPU has balanced for ages, so every level is due
+		// at its first chance (not one interval after "boot").
+		c.doms = append(c.doms, domState{balanceIntervalMS: d.MinIntervalMS, lastBalance: -3600 * Second})
 	}
 	return c
 }
