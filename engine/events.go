@@ -19,6 +19,13 @@ type eventQueue struct {
 	heap []heapEntry
 	pos  []int32 // per slot: index in heap, -1 when not queued
 	next uint64
+	// firing is the slot being dispatched plus one (0: none) and
+	// firingSeq its entry's seq. The entry stays at the root while it
+	// fires, so the common "fire, then schedule the same slot again"
+	// costs one sift instead of a pop and a push; finish removes it if
+	// nobody rescheduled it.
+	firing    int
+	firingSeq uint64
 }
 
 func (q *eventQueue) grow(nSlots int) {
@@ -113,7 +120,10 @@ func (q *eventQueue) cancel(slot int) {
 	q.down(int(q.pos[moved.slot]))
 }
 
-func (q *eventQueue) queued(slot int) bool { return q.pos[slot] >= 0 }
+func (q *eventQueue) queued(slot int) bool {
+	p := q.pos[slot]
+	return p >= 0 && !(slot+1 == q.firing && q.heap[p].seq == q.firingSeq)
+}
 
 // whenOf returns the time slot is queued for (meaningful when queued).
 func (q *eventQueue) whenOf(slot int) int64 { return q.heap[q.pos[slot]].when }
@@ -126,9 +136,20 @@ func (q *eventQueue) peek() (int, int64) {
 	return int(q.heap[0].slot), q.heap[0].when
 }
 
-// pop removes and returns the earliest slot.
-func (q *eventQueue) pop() int {
-	s := int(q.heap[0].slot)
-	q.cancel(s)
-	return s
+// fire starts dispatching the earliest slot: to everything but the heap it
+// is no longer queued. finish must follow.
+func (q *eventQueue) fire() int {
+	e := &q.heap[0]
+	q.firing, q.firingSeq = int(e.slot)+1, e.seq
+	return int(e.slot)
+}
+
+// finish ends the dispatch begun by fire, dropping the fired entry unless
+// the slot was scheduled again meanwhile.
+func (q *eventQueue) finish() {
+	s := q.firing - 1
+	q.firing = 0
+	if p := q.pos[s]; p >= 0 && q.heap[p].seq == q.firingSeq {
+		q.cancel(s)
+	}
 }

@@ -43,9 +43,41 @@ func TestEventQueueOrdersByTimeThenScheduleOrder(t *testing.T) {
 		if s != e.slot || w != e.when {
 			t.Fatalf("event %d: got slot %d@%d want %d@%d", i, s, w, e.slot, e.when)
 		}
-		q.pop()
+		q.fire()
+		q.finish()
 	}
 	if s, _ := q.peek(); s != -1 {
 		t.Fatalf("queue not empty: %d", s)
+	}
+}
+
+// A fired slot is not queued while it fires; scheduling it again from its
+// own handler keeps it, with the new time, and otherwise finish drops it.
+func TestEventQueueFireThenReschedule(t *testing.T) {
+	var q eventQueue
+	q.grow(3)
+	q.schedule(0, 10)
+	q.schedule(1, 20)
+	if s := q.fire(); s != 0 {
+		t.Fatalf("fired slot %d, want 0", s)
+	}
+	if q.queued(0) {
+		t.Fatal("slot 0 reports queued while it fires")
+	}
+	q.schedule(0, 30)
+	if !q.queued(0) || q.whenOf(0) != 30 {
+		t.Fatal("slot 0 rescheduled from its handler is not queued at 30")
+	}
+	q.finish()
+	if s, w := q.peek(); s != 1 || w != 20 {
+		t.Fatalf("next %d@%d, want 1@20", s, w)
+	}
+	q.fire()
+	q.finish()
+	if !q.queued(0) || q.queued(1) {
+		t.Fatal("after firing slot 1 without rescheduling: want only slot 0 queued")
+	}
+	if s, w := q.peek(); s != 0 || w != 30 {
+		t.Fatalf("next %d@%d, want 0@30", s, w)
 	}
 }

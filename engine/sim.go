@@ -208,7 +208,7 @@ func (s *Sim) Step() bool {
 	if slot < 0 {
 		return false
 	}
-	s.q.pop()
+	s.q.fire()
 	if when == s.now {
 		s.sameTime++
 		if s.sameTime > maxEventsPerInstant {
@@ -220,6 +220,7 @@ func (s *Sim) Step() bool {
 	s.now = when
 	s.events++
 	s.dispatch(slot)
+	s.q.finish()
 	if s.debug {
 		if err := s.CheckInvariants(); err != nil {
 			panic(fmt.Sprintf("invariant violated at t=%d after event %d: %v", s.now, s.events, err))
