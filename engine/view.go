@@ -186,24 +186,8 @@ func (s *Sim) updateConservation(c *cpu) {
 	cv.advance(s.now)
 	llc := s.topo.LLC[c.id]
 	before := cv.llcIdle[llc] > 0 && cv.llcWaiting[llc] > 0
-	if idle != cv.cpuIdle[c.id] {
-		d := 1
-		if !idle {
-			d = -1
-		}
-		cv.idle += d
-		cv.llcIdle[llc] += d
-		cv.cpuIdle[c.id] = idle
-	}
-	if wait != cv.cpuWait[c.id] {
-		d := 1
-		if !wait {
-			d = -1
-		}
-		cv.waiting += d
-		cv.llcWaiting[llc] += d
-		cv.cpuWait[c.id] = wait
-	}
+	setCounted(&cv.cpuIdle[c.id], idle, &cv.idle, &cv.llcIdle[llc])
+	setCounted(&cv.cpuWait[c.id], wait, &cv.waiting, &cv.llcWaiting[llc])
 	after := cv.llcIdle[llc] > 0 && cv.llcWaiting[llc] > 0
 	switch {
 	case after && !before:
@@ -211,4 +195,19 @@ func (s *Sim) updateConservation(c *cpu) {
 	case before && !after:
 		cv.llcBoth--
 	}
+}
+
+// setCounted sets *flag to v, keeping the machine-wide and per-LLC counts
+// of set flags in step.
+func setCounted(flag *bool, v bool, total, perLLC *int) {
+	if *flag == v {
+		return
+	}
+	d := 1
+	if !v {
+		d = -1
+	}
+	*total += d
+	*perLLC += d
+	*flag = v
 }

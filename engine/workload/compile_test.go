@@ -18,16 +18,7 @@ func compileSim(t testing.TB, name string, seed uint64, debug bool, specs ...str
 		id, _ := knob.Lookup(n)
 		k.SetValue(id, v)
 	}
-	s, err := engine.New(engine.Config{Machine: tp, Knobs: k, Seed: seed, Debug: debug})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sp := range specs {
-		if _, err := Add(s, sp, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return s
+	return buildSim(t, tp, k, seed, debug, specs...)
 }
 
 // runToFinish runs until every finite workload is done (or limit).

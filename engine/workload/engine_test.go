@@ -39,14 +39,9 @@ type runOut struct {
 	Busy       []int64
 }
 
-func simulate(t testing.TB, tp *machine.Topology, seed uint64, debug bool, dur int64, sets []string, specs ...string) runOut {
-	k := knob.Defaults()
-	for _, s := range sets {
-		name, val, _ := cut(s)
-		if err := k.Set(name, val); err != nil {
-			t.Fatal(err)
-		}
-	}
+// buildSim builds a simulation of tp with knobs k and adds the workloads.
+func buildSim(t testing.TB, tp *machine.Topology, k knob.Values, seed uint64, debug bool, specs ...string) *engine.Sim {
+	t.Helper()
 	s, err := engine.New(engine.Config{Machine: tp, Knobs: k, Seed: seed, Debug: debug})
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +51,18 @@ func simulate(t testing.TB, tp *machine.Topology, seed uint64, debug bool, dur i
 			t.Fatal(err)
 		}
 	}
+	return s
+}
+
+func simulate(t testing.TB, tp *machine.Topology, seed uint64, debug bool, dur int64, sets []string, specs ...string) runOut {
+	k := knob.Defaults()
+	for _, s := range sets {
+		name, val, _ := cut(s)
+		if err := k.Set(name, val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := buildSim(t, tp, k, seed, debug, specs...)
 	s.RunUntil(dur)
 	busy, _ := s.CPUTimes()
 	return runOut{s.Workloads(), s.Search(), s.Migrations(), s.Balance(), s.Events(), busy}

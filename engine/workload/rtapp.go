@@ -1129,63 +1129,65 @@ func jsoncClean(src []byte) ([]byte, error) {
 			}
 		}
 	}
-	inStr := false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		if inStr {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inStr = false
-			}
-			continue
+	var err error
+	eachCodeByte(out, func(i int) int {
+		if out[i] != '/' || i+1 >= len(out) {
+			return 0
 		}
-		switch {
-		case c == '"':
-			inStr = true
-		case c == '/' && i+1 < len(out) && out[i+1] == '*':
+		switch out[i+1] {
+		case '*':
 			end := bytes.Index(out[i+2:], []byte("*/"))
 			if end < 0 {
-				return nil, fmt.Errorf("rtapp: bad JSON at line %d: unterminated /* comment", 1+bytes.Count(src[:i], []byte{'\n'}))
+				err = fmt.Errorf("rtapp: bad JSON at line %d: unterminated /* comment", 1+bytes.Count(src[:i], []byte{'\n'}))
+				return len(out)
 			}
 			blank(i, i+2+end+2)
-			i += 2 + end + 1
-		case c == '/' && i+1 < len(out) && out[i+1] == '/':
+			return 2 + end + 1
+		case '/':
 			end := bytes.IndexByte(out[i:], '\n')
 			if end < 0 {
 				end = len(out) - i
 			}
 			blank(i, i+end)
-			i += end
+			return end
 		}
+		return 0
+	})
+	if err != nil {
+		return nil, err
 	}
-	inStr = false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		if inStr {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inStr = false
-			}
-			continue
+	eachCodeByte(out, func(i int) int {
+		if out[i] != ',' {
+			return 0
 		}
-		switch c {
-		case '"':
-			inStr = true
-		case ',':
-			j := i + 1
-			for j < len(out) && (out[j] == ' ' || out[j] == '\t' || out[j] == '\n' || out[j] == '\r') {
-				j++
-			}
-			if j < len(out) && (out[j] == '}' || out[j] == ']') {
-				out[i] = ' '
-			}
+		j := i + 1
+		for j < len(out) && (out[j] == ' ' || out[j] == '\t' || out[j] == '\n' || out[j] == '\r') {
+			j++
 		}
-	}
+		if j < len(out) && (out[j] == '}' || out[j] == ']') {
+			out[i] = ' '
+		}
+		return 0
+	})
 	return out, nil
+}
+
+// eachCodeByte calls f for each byte of b outside JSON strings, in order;
+// f returns how many of the following bytes to skip.
+func eachCodeByte(b []byte, f func(i int) int) {
+	inStr := false
+	for i := 0; i < len(b); i++ {
+		switch {
+		case inStr && b[i] == '\\':
+			i++
+		case inStr:
+			inStr = b[i] != '"'
+		case b[i] == '"':
+			inStr = true
+		default:
+			i += f(i)
+		}
+	}
 }
 
 // ---- building and running ----
