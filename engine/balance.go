@@ -58,7 +58,9 @@ func (s *Sim) onTick(c *cpu) {
 	if c.curr == nil {
 		if c.smtHeld {
 			s.schedule(c) // wake_priority_sleeper: re-check the hold
+			return
 		}
+		s.onIdleInterrupt(c)
 		return
 	}
 	s.q.schedule(s.topo.NCPU+c.id, s.now+s.tickNS)
@@ -488,7 +490,7 @@ func (s *Sim) detachAttach(src, dst *cpu, dom *machine.Domain, ds *domState, mt 
 // NOHZ balance (newly idle balance picks it directly).
 func (s *Sim) wakeForPulled(dst *cpu, t *Task) {
 	if dst.curr == nil {
-		s.kick(dst, s.now+s.k.Get(knob.IPINS)+s.exitLatency(dst))
+		s.kick(dst, s.now+s.idleWakeDelay(dst, s.actor))
 		return
 	}
 	if s.checkPreemptWakeup(dst, t) {
@@ -667,7 +669,7 @@ func (s *Sim) findIdlestGroupCPU(g cpumask.Mask, t *Task, this int) int {
 		}
 		o := s.cpus[id]
 		if o.idle() {
-			e := s.exitLatency(o)
+			e := s.declaredExitUS(o)
 			if best < 0 || e < bestExit || (e == bestExit && o.idleSince > bestSince) {
 				best, bestExit, bestSince = id, e, o.idleSince
 			}

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"schedplay/engine/cpuidle"
 	"schedplay/engine/knob"
 	"schedplay/engine/machine"
 )
@@ -28,11 +29,26 @@ type cpu struct {
 	segStart int64
 	rate     int64 // work per ns ×1024 (SMT-dependent)
 
-	// Idle state.
-	idleSince     int64
-	idlePredictNS int64 // menu-governor-like EWMA of idle durations
-	cstate        int
-	idleTask      *Task // stands in for `current` when the CPU is idle
+	// Idle state (idle.go).
+	idleSince    int64 // when the CPU last switched to the idle task
+	gov          cpuidle.Governor
+	cstate       int   // registered idle state chosen at the last selection
+	stateEntered int64 // when that selection was made
+	tickStopped  bool  // NOHZ: the tick is stopped for this idle period
+	pollLimitAt  int64 // POLL's time limit, 0 when not polling
+	reflected    bool  // the governor has been told how the period ended
+	idleTask     *Task // stands in for `current` when the CPU is idle
+	timers       []TaskID
+
+	// The wakeup race (ttwu): wakeups decided for this CPU and not yet
+	// enqueued — a same-LLC waker between its decision and the enqueue
+	// under this rq's lock, or tasks on the TTWU_QUEUE wake_list waiting
+	// for scheduler_ipi. idle_cpu() is false while there are any.
+	wakePending int
+	wakeList    []*Task
+	// rqLine is the state of the runqueue cache lines the idle search
+	// reads (rq->curr, nr_running, wake_list): see line.go.
+	rqLine line
 
 	// rq fields of the wakeup path (kernel-reference.md §1.5).
 	idleStamp          int64 // set when going newly idle, 0 otherwise
@@ -79,13 +95,12 @@ func newCPU(s *Sim, id int) *cpu {
 	mig := s.k.Get(knob.SchedMigrationCost)
 	c := &cpu{
 		s: s, id: id, core: s.topo.Core[id],
-		idlePredictNS:      Second,
 		pushTo:             -1,
+		rqLine:             line{owner: int32(id)},
 		avgIdle:            2 * mig,
 		maxIdleBalanceCost: mig,
 		idleTask:           &Task{ID: -1, Name: fmt.Sprintf("swapper/%d", id), lastWakee: -1, recentUsedCPU: -1},
 	}
-	c.cstate = s.chooseIdleState(c)
 	for _, d := range s.topo.Domains[id] {
 		// The machine has been up long before the run starts: on an
 		// idle box no CPU has balanced for ages, so every level is due
@@ -100,9 +115,15 @@ func (c *cpu) domains() []*machine.Domain { return c.s.topo.Domains[c.id] }
 // busy reports whether the CPU is running a task.
 func (c *cpu) busy() bool { return c.curr != nil }
 
-// idle is the kernel's available_idle_cpu: nothing running and nothing
-// queued (a queued wakeup makes the CPU non-idle at once).
-func (c *cpu) idle() bool { return c.curr == nil && c.nr == 0 }
+// idle is the kernel's available_idle_cpu (idle_cpu): nothing running,
+// nothing queued, and no wakeup on its way (a waker holding its rq lock,
+// or a task on its wake_list).
+func (c *cpu) idle() bool { return c.curr == nil && c.nr == 0 && c.wakePending == 0 }
+
+// empty reports whether the CPU has nothing running and nothing queued
+// (the work-conservation meter's "idle": a wakeup on its way does not
+// count until it is enqueued).
+func (c *cpu) empty() bool { return c.curr == nil && c.nr == 0 }
 
 // account moves time since the last accounting into busy or idle.
 func (c *cpu) account(now int64) {
@@ -273,7 +294,15 @@ func (s *Sim) continueTask(c *cpu) {
 					s.armPhase(c)
 					return
 				}
-				s.finishWake(c, t)
+				if !t.wakeQueued {
+					// Second part: ttwu_queue (enqueue or wake_list, IPI).
+					t.wakeQueued = true
+					t.burnLeft = s.finishWake(c, t)
+					if t.burnLeft > 0 {
+						s.armPhase(c)
+						return
+					}
+				}
 			}
 			t.actActive = false
 		}
@@ -313,6 +342,7 @@ func (s *Sim) startAction(c *cpu, t *Task, a Action) bool {
 		}
 		t.sleepTimer = true
 		s.q.schedule(s.taskSlot(t), s.now+d)
+		s.armTimer(c, t)
 		s.blockCurr(c, t)
 		return false
 	case ActBlock:
@@ -333,7 +363,10 @@ func (s *Sim) startAction(c *cpu, t *Task, a Action) bool {
 		p.waking = true // TASK_WAKING: claimed by this waker
 		d := s.selectTaskRq(p, c.id, t, a.Sync)
 		t.wakeTarget = d.Chosen
+		s.claimWake(s.cpus[d.Chosen])
 		t.actActive = true
+		t.wakeQueued = false
+		// First part: try_to_wake_up up to ttwu_queue, with the search.
 		t.burnLeft = s.k.Get(knob.WakeNS) + d.Cost
 		if !a.HasStamp {
 			t.act.Stamp = -1
@@ -347,16 +380,16 @@ func (s *Sim) startAction(c *cpu, t *Task, a Action) bool {
 	return true
 }
 
-// finishWake enqueues the wakee chosen when the wake started, now that the
-// waker has paid for the wakeup.
-func (s *Sim) finishWake(c *cpu, t *Task) {
+// finishWake runs ttwu_queue for the wakee chosen when the wake started,
+// now that the waker has paid for the decision; it returns the waker's
+// cost of this second part.
+func (s *Sim) finishWake(c *cpu, t *Task) int64 {
 	p := s.tasks[t.act.Target]
-	p.waking = false
 	stamp := t.act.Stamp
 	if stamp < 0 {
 		stamp = s.now
 	}
-	s.activate(p, s.cpus[t.wakeTarget], c.id, stamp, 0)
+	return s.ttwuQueue(p, s.cpus[t.wakeTarget], c.id, stamp, 0)
 }
 
 // blockCurr dequeues curr because it sleeps.
@@ -484,6 +517,7 @@ func (s *Sim) switchToIdle(c *cpu, prev *Task) {
 	if prev == nil {
 		return
 	}
+	s.writeLine(c.id, c, s.now) // rq->curr = rq->idle
 	s.enterIdle(c)
 	s.coreChanged(c)
 	if s.hooks.OnSwitch != nil {
@@ -510,6 +544,7 @@ func (s *Sim) pushCurr(c *cpu, t *Task, dst *cpu) {
 
 // setCurr makes t the running task of c (set_next_entity).
 func (s *Sim) setCurr(c *cpu, t *Task) {
+	s.writeLine(c.id, c, s.now) // rq->curr
 	c.curr = t
 	defer s.updateConservation(c)
 	t.state = TaskRunning
@@ -526,7 +561,9 @@ func (s *Sim) setCurr(c *cpu, t *Task) {
 		d := s.topo.Distance(t.lastRanCPU, c.id)
 		s.stats.migrations[d]++
 		t.migrations++
-		t.penaltyLeft += s.migrationPenalty(d)
+		p := s.migrationPenalty(t, d)
+		s.stats.refillNS[d] += p
+		t.penaltyLeft += p
 	}
 	t.lastRanCPU = c.id
 	if t.memNode < 0 && t.memPolicy == MemFirstTouch {
@@ -534,16 +571,47 @@ func (s *Sim) setCurr(c *cpu, t *Task) {
 	}
 }
 
-func (s *Sim) migrationPenalty(d machine.Distance) int64 {
+func (s *Sim) migrationPenalty(t *Task, d machine.Distance) int64 {
+	var override knob.ID
 	switch d {
 	case machine.SameCore:
-		return s.k.Get(knob.MigrateSMTNS)
+		override = knob.MigrateSMTNS
 	case machine.SameLLC:
-		return s.k.Get(knob.MigrateLLCNS)
+		override = knob.MigrateLLCNS
 	case machine.SameSocket:
-		return s.k.Get(knob.MigrateCrossLLCNS)
+		override = knob.MigrateCrossLLCNS
 	case machine.CrossSocket:
-		return s.k.Get(knob.MigrateCrossSocketNS)
+		override = knob.MigrateCrossSocketNS
+	default:
+		return 0
+	}
+	if v := s.k.Get(override); v >= 0 {
+		return v
+	}
+	return s.refillNS(t.wssKB, d)
+}
+
+// refillMLP is how many of a migrated task's cache misses overlap while it
+// refills its working set: out-of-order cores keep ~10-12 L1D misses in
+// flight (line fill buffers / miss address buffers) for independent
+// accesses, but the pointer walks of kernel and runtime data serialise;
+// 4 is a middle value (assumed, one number for every preset).
+const refillMLP = 4
+
+// refillNS is the cache model of a migration (one model for every
+// preset): a task that changes core refills the part of its working set
+// that lived in the caches private to its old core, from the shared LLC; a
+// task that changes LLC fetches its whole cached working set from the old
+// LLC across the fabric, or across the socket link when it changes
+// socket. SMT siblings share the core's caches: nothing to refill.
+func (s *Sim) refillNS(wssKB int64, d machine.Distance) int64 {
+	spec := s.topo.Spec
+	lines := func(kb int64) int64 { return kb * 1024 / 64 }
+	switch d {
+	case machine.SameLLC:
+		return lines(min(wssKB, spec.PrivateKiB())) * s.l3HitNS / refillMLP
+	case machine.SameSocket, machine.CrossSocket:
+		return lines(min(wssKB, spec.LLCKiB())) * s.lineCost[d] / refillMLP
 	}
 	return 0
 }
@@ -553,24 +621,24 @@ func (s *Sim) account(c *cpu) { c.account(s.now) }
 
 // ---- idle ----
 
-// enterIdle is the transition to the idle task: choose a C-state, stop the
-// tick (NOHZ) and maybe set the LLC's has_idle_cores hint.
+// enterIdle is the transition to the idle task: the governor chooses an
+// idle state and whether the tick stops (NOHZ), and the LLC's
+// has_idle_cores hint may be set.
 func (s *Sim) enterIdle(c *cpu) {
 	c.account(s.now)
 	c.idleSince = s.now
 	c.util.set(s.now, 0)
-	c.cstate = s.chooseIdleState(c)
-	s.q.cancel(s.topo.NCPU + c.id) // tick stops
+	s.selectIdleState(c, false)
 	s.updateIdleCore(c)
 }
 
-// leaveIdle is the transition out of idle.
+// leaveIdle is the transition out of idle: the CPU runs again (its state's
+// exit is already behind it), the governor learns how long it slept, and
+// the tick restarts, aligned to the jiffy boundary.
 func (s *Sim) leaveIdle(c *cpu) {
 	c.account(s.now)
 	c.smtHeld = false
-	d := s.now - c.idleSince
-	c.idlePredictNS += (d - c.idlePredictNS) / 8
-	// The tick restarts, aligned to the jiffy boundary.
+	s.reflectIdle(c, 0, false, false)
 	next := (s.now/s.tickNS + 1) * s.tickNS
 	s.q.schedule(s.topo.NCPU+c.id, next)
 }
@@ -604,6 +672,9 @@ func (s *Sim) kick(c *cpu, when int64) {
 }
 
 func (s *Sim) onKick(c *cpu) {
+	// scheduler_ipi (or a polling CPU leaving its loop): enqueue what
+	// waits on the wake_list first.
+	s.ttwuPending(c)
 	if c.curr == nil {
 		if c.nr > 0 {
 			s.schedule(c)
@@ -629,5 +700,6 @@ func (s *Sim) onTimer(t *Task) {
 		return
 	}
 	t.sleepTimer = false
+	s.disarmTimer(t)
 	s.timerWakeup(t)
 }

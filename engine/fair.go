@@ -146,6 +146,7 @@ func (s *Sim) place(c *cpu, t *Task, initial bool) {
 
 // accountEnqueue adds t to c's counts and load sums.
 func (s *Sim) accountEnqueue(c *cpu, t *Task) {
+	s.writeLine(s.actor, c, s.now)
 	c.nr++
 	c.loadWeight += t.weight
 	t.load.set(s.now, t.weight)
@@ -160,6 +161,7 @@ func (s *Sim) accountEnqueue(c *cpu, t *Task) {
 
 // accountDequeue removes t from c's counts and load sums.
 func (s *Sim) accountDequeue(c *cpu, t *Task) {
+	s.writeLine(s.actor, c, s.now)
 	c.nr--
 	c.loadWeight -= t.weight
 	c.runnableLoad.add(s.now, -t.load.at(s.now), -t.weight)
@@ -371,7 +373,7 @@ func (s *Sim) checkPreemptTick(c *cpu) bool {
 // preempted.
 func (s *Sim) checkPreemptNew(c *cpu, t *Task) {
 	if c.curr == nil {
-		s.kick(c, s.now+s.exitLatency(c))
+		s.kick(c, s.now+s.idleWakeDelay(c, s.actor))
 		return
 	}
 	if s.checkPreemptWakeup(c, t) {

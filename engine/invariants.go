@@ -89,14 +89,14 @@ func (s *Sim) CheckInvariants() error {
 	cv := &s.conservation
 	idle, waiting := 0, 0
 	for _, c := range s.cpus {
-		if c.idle() {
+		if c.empty() {
 			idle++
 		}
 		if len(c.tree) > 0 {
 			waiting++
 		}
-		if cv.cpuIdle[c.id] != c.idle() || cv.cpuWait[c.id] != (len(c.tree) > 0) {
-			return fmt.Errorf("cpu %d: conservation status stale (idle %t/%t waiting %t/%t)", c.id, cv.cpuIdle[c.id], c.idle(), cv.cpuWait[c.id], len(c.tree) > 0)
+		if cv.cpuIdle[c.id] != c.empty() || cv.cpuWait[c.id] != (len(c.tree) > 0) {
+			return fmt.Errorf("cpu %d: conservation status stale (idle %t/%t waiting %t/%t)", c.id, cv.cpuIdle[c.id], c.empty(), cv.cpuWait[c.id], len(c.tree) > 0)
 		}
 	}
 	if idle != cv.idle || waiting != cv.waiting {

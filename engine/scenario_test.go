@@ -219,7 +219,9 @@ func (sc *scenario) run(t *testing.T, td *datadriven.TestData) (string, error) {
 		d := sc.s.selectTaskRq(p, waker, cur, td.HasArg("sync"))
 		out := renderDecision(d)
 		if td.HasArg("enqueue") {
-			sc.s.activate(p, sc.s.cpus[d.Chosen], waker, sc.s.now, 0)
+			sc.s.actor = waker
+			sc.s.claimWake(sc.s.cpus[d.Chosen])
+			sc.s.ttwuQueue(p, sc.s.cpus[d.Chosen], waker, sc.s.now, 0)
 			sc.settle()
 			out += sc.cpuLine()
 		}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"schedplay/engine/cpuidle"
 	"schedplay/engine/cpumask"
 	"schedplay/engine/histo"
 	"schedplay/engine/knob"
@@ -63,6 +64,27 @@ type Sim struct {
 	nrLatency    int64
 	tickNS       int64
 	smtPresent   bool
+
+	// Idle states as registered (after max_cstate), their measured exit
+	// times and core-level flags; shallowIdle is the shallowest enabled
+	// non-polling state (what a thread of a busy core sits in).
+	idleStates    []cpuidle.State
+	idleExitNS    []int64
+	idleCoreLevel []bool
+	shallowIdle   int
+	noCpuidle     bool // the machine has no cpuidle driver
+
+	// Cache-line transfer costs by machine.Distance, and an LLC hit.
+	lineCost [5]int64
+	l3HitNS  int64
+	probeNS  int64
+	// actor is the CPU whose event is being processed: it performs the
+	// runqueue writes of that event.
+	actor int
+	// scanner and scanCost price the probes of the decision being made:
+	// the CPU searching, and the time its probes have taken so far.
+	scanner  int
+	scanCost int64
 
 	llcs    []llcShared
 	nextCPU []int // SIS_ROTATE: per target CPU, where the last scan stopped (-1: none)
@@ -145,6 +167,9 @@ func New(cfg Config) (*Sim, error) {
 	}
 	s.trace.init(256)
 	s.stats.init(tp.NCPU)
+	s.initLineCosts()
+	s.probeNS = s.k.Get(knob.ProbeNS)
+	s.initIdle()
 	s.ctx.sim = s
 	return s, nil
 }
@@ -257,13 +282,18 @@ func (s *Sim) dispatch(slot int) {
 	n := s.topo.NCPU
 	switch {
 	case slot < n:
+		s.actor = slot
 		s.onPhaseEnd(s.cpus[slot])
 	case slot < 2*n:
+		s.actor = slot - n
 		s.onTick(s.cpus[slot-n])
 	case slot < 3*n:
+		s.actor = slot - 2*n
 		s.onKick(s.cpus[slot-2*n])
 	default:
-		s.onTimer(s.tasks[slot-3*n])
+		t := s.tasks[slot-3*n]
+		s.actor = max(t.cpu, 0)
+		s.onTimer(t)
 	}
 }
 
@@ -366,6 +396,9 @@ type TaskSpec struct {
 	// bounded by how long it ran (it can only evict what it had time to
 	// touch).
 	PolluteNS int64
+	// WorkingSetKB is the task's hot working set: what it has to refill
+	// after a migration (0: 16 KiB).
+	WorkingSetKB int64
 }
 
 // Spawn creates a task in workload w, places it with fork balancing and
@@ -399,10 +432,15 @@ func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
 		allowed: allowed, smtPressure: pressure, measureWake: spec.MeasureWakeups,
 		prog: spec.Program, state: TaskBlocked, cpu: -1, wokenAt: -1,
 		lastRanCPU: -1, recentUsedCPU: -1, lastWakee: -1, srqShard: -1, loadCPU: -1,
+		timerCPU: -1, nrAllowed: allowed.Weight(),
 	}
 	t.load.last, t.util.last = s.now, s.now
 	t.o1Left = s.O1Timeslice(t.Nice)
 	t.polluteNS = max(0, spec.PolluteNS)
+	t.wssKB = spec.WorkingSetKB
+	if t.wssKB <= 0 {
+		t.wssKB = 16
+	}
 	t.mm = spec.MM
 	if t.mm <= 0 {
 		t.mm = s.NewAddressSpace()
@@ -462,6 +500,7 @@ func (s *Sim) SetAffinity(id TaskID, allowed cpumask.Mask) error {
 	}
 	t := s.tasks[id]
 	t.allowed = allowed.Clone()
+	t.nrAllowed = t.allowed.Weight()
 	if t.cpu < 0 || t.allowed.Test(t.cpu) {
 		return nil
 	}

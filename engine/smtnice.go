@@ -68,7 +68,7 @@ func (s *Sim) dependentSleeper(c *cpu, p *Task) bool {
 		case q != nil && q.Nice > p.Nice:
 			s.reschedRemote(o)
 		case q == nil && o.smtHeld:
-			s.kick(o, s.now+s.k.Get(knob.IPINS)+s.exitLatency(o))
+			s.kick(o, s.now+s.idleWakeDelay(o, c.id))
 		}
 	}
 	return held
@@ -101,7 +101,7 @@ func (s *Sim) smtSliceExpired(t *Task) {
 func (s *Sim) wakeSleepingDependent(c *cpu) {
 	for _, id := range s.topo.CoreCPUs[c.core] {
 		if o := s.cpus[id]; id != c.id && o.curr == nil && o.smtHeld {
-			s.kick(o, s.now+s.k.Get(knob.IPINS)+s.exitLatency(o))
+			s.kick(o, s.now+s.idleWakeDelay(o, c.id))
 		}
 	}
 }

@@ -44,6 +44,16 @@ type Stats struct {
 
 	// Placements made by select_idle_cpu, per CPU (spread of the search).
 	sisPlacements []int64
+
+	// The hardware layer.
+	idleEntries     []int64  // per registered idle state: selections
+	idleResidencyNS []int64  // per registered idle state: time spent
+	pinnedWakeups   int64    // wakeups of single-CPU tasks (no select_task_rq_fair)
+	ipisSent        int64    // reschedule IPIs sent by wakers
+	pollWakeups     int64    // wakeups of polling idle CPUs (no IPI)
+	queuedWakeups   int64    // TTWU_QUEUE wakeups (cross-LLC, via wake_list)
+	ipiSaved        int64    // wake_list adds riding on an IPI already sent
+	refillNS        [5]int64 // cache refill work owed after migrations, by distance
 }
 
 func (st *Stats) init(ncpu int) {
@@ -238,3 +248,57 @@ func (s *Sim) Workloads() []WorkloadResult {
 // WakeupHistogram returns workload i's wakeup-latency histogram (live; do
 // not modify).
 func (s *Sim) WakeupHistogram(i int) *histo.Latency { return s.workloads[i].wakeLat }
+
+// HardwareStats describes the hardware layer under the scheduler: where
+// idle CPUs slept, how wakeups reached them, and what migrations cost in
+// cache refills.
+type HardwareStats struct {
+	IdleStates []IdleStateStats `json:"idle_states"`
+	// PinnedWakeups are wakeups of tasks allowed on one CPU, which never
+	// enter select_task_rq_fair.
+	PinnedWakeups int64 `json:"pinned_wakeups"`
+	IPIsSent      int64 `json:"ipis_sent"`
+	// PollWakeups reached a polling idle CPU without an IPI.
+	PollWakeups int64 `json:"poll_wakeups"`
+	// QueuedWakeups went through a remote wake_list (TTWU_QUEUE);
+	// IPIsSaved of them found the list non-empty and sent no IPI.
+	QueuedWakeups int64 `json:"queued_wakeups"`
+	IPIsSaved     int64 `json:"ipis_saved"`
+	// CacheRefillUS is the refill work owed after migrations, by distance.
+	CacheRefillUS MigrationStats `json:"cache_refill_us"`
+}
+
+// IdleStateStats is one idle state's usage.
+type IdleStateStats struct {
+	Name string `json:"name"`
+	// Entries is how often a governor chose it; ResidencyPct the share of
+	// all CPU time spent in it.
+	Entries      int64   `json:"entries"`
+	ResidencyPct float64 `json:"residency_pct"`
+}
+
+// Hardware returns the hardware-layer counters so far.
+func (s *Sim) Hardware() HardwareStats {
+	st := &s.stats
+	out := HardwareStats{PinnedWakeups: st.pinnedWakeups, IPIsSent: st.ipisSent, PollWakeups: st.pollWakeups,
+		QueuedWakeups: st.queuedWakeups, IPIsSaved: st.ipiSaved}
+	total := float64(s.now) * float64(len(s.cpus))
+	for i, st2 := range s.idleStates {
+		res := st.idleResidencyNS[i]
+		// Time in the current selection counts too.
+		for _, c := range s.cpus {
+			if c.curr == nil && c.cstate == i && !c.reflected {
+				res += s.now - c.stateEntered
+			}
+		}
+		pct := 0.0
+		if total > 0 {
+			pct = 100 * float64(res) / total
+		}
+		out.IdleStates = append(out.IdleStates, IdleStateStats{Name: st2.Name, Entries: st.idleEntries[i], ResidencyPct: pct})
+	}
+	r := st.refillNS
+	out.CacheRefillUS = MigrationStats{SMT: r[machine.SameCore] / Microsecond, LLC: r[machine.SameLLC] / Microsecond,
+		CrossLLC: r[machine.SameSocket] / Microsecond, CrossSocket: r[machine.CrossSocket] / Microsecond}
+	return out
+}

@@ -222,7 +222,11 @@ type Task struct {
 	penaltyLeft int64 // cache-refill work owed after a migration
 	waking      bool  // a waker has chosen a CPU and is paying for the wakeup
 	wakeTarget  int   // ActWake: the CPU chosen at decision time
+	wakeQueued  bool  // ActWake: ttwu_queue done, the waker pays its second part
+	wakeStamp   int64 // on a wake_list: where its wakeup latency starts
 	sleepTimer  bool  // the task's timer slot is a sleep (vs an activation)
+	timerCPU    int   // CPU whose timer base holds the sleep timer, -1 none
+	nrAllowed   int   // p->nr_cpus_allowed
 
 	// Latency measurement.
 	wokenAt    int64 // start of the current wakeup latency, -1 when none
@@ -240,6 +244,7 @@ type Task struct {
 	o1Left        int64 // SMT_NICE: remaining O(1) timeslice
 	mm            int   // address space
 	polluteNS     int64 // cache refill this task forces on others (TaskSpec.PolluteNS)
+	wssKB         int64 // hot working set (TaskSpec.WorkingSetKB)
 	memNode       int   // NUMA node of the task's memory, -1 unknown/none
 	memPolicy     Memory
 	numaNext      int64  // NUMA_BALANCING: next placement check

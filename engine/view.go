@@ -178,7 +178,7 @@ func (cv *conservation) advance(now int64) {
 // current task or queue).
 func (s *Sim) updateConservation(c *cpu) {
 	cv := &s.conservation
-	idle := c.idle()
+	idle := c.empty()
 	wait := len(c.tree) > 0
 	if idle == cv.cpuIdle[c.id] && wait == cv.cpuWait[c.id] {
 		return

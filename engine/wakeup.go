@@ -26,12 +26,13 @@ const (
 	StageBusyTarget              // nothing idle found: the (busy) target
 	StageNoLLC                   // target has no LLC domain (uniprocessor)
 	StageFallback                // target not allowed: select_fallback_rq
+	StagePinned                  // one allowed CPU: select_task_rq_fair is not called
 	numStages
 )
 
 var stageNames = [numStages]string{
 	"target", "prev", "recent_used_cpu", "select_idle_core", "select_idle_cpu",
-	"select_idle_smt", "busy_target", "no_llc", "fallback",
+	"select_idle_smt", "busy_target", "no_llc", "fallback", "pinned",
 }
 
 func (s Stage) String() string { return stageNames[s] }
@@ -64,15 +65,19 @@ type Decision struct {
 	SISLimit    int // the nr budget (math.MaxInt32 when unlimited)
 	// ChosenIdle reports whether the chosen CPU was idle at decision time.
 	ChosenIdle bool
-	// Cost is the CPU time the search cost the waker (probes × probe_ns).
+	// Cost is the CPU time the search cost the waker: per CPU examined,
+	// probe_ns plus fetching that CPU's runqueue line (line.go).
 	Cost int64
 }
 
 // probe is available_idle_cpu with bookkeeping: every check is recorded and
-// paid for.
+// paid for. The k-th probe of a search happens when the earlier ones are
+// done, so a line another searcher is fetching at that moment costs a wait.
 func (s *Sim) probe(cpu int) bool {
 	s.probeBuf = append(s.probeBuf, cpu)
-	return s.cpus[cpu].idle()
+	c := s.cpus[cpu]
+	s.scanCost += s.probeNS + s.readLine(s.scanner, c, s.now+s.scanCost)
+	return c.idle()
 }
 
 // selectTaskRq is select_task_rq_fair for a wakeup of p issued on CPU this
@@ -85,11 +90,24 @@ func (s *Sim) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
 		d.Waker = -1
 	}
 	s.probeBuf = s.probeBuf[:0]
+	s.scanner, s.scanCost = this, 0
 	prev := p.cpu
 	if prev < 0 {
 		prev = this
 	}
 	d.Prev = prev
+	if p.nrAllowed == 1 {
+		// select_task_rq (core.c): the class hook runs only when
+		// p->nr_cpus_allowed > 1; a pinned task goes to its CPU without
+		// touching wakee_flips, recent_used_cpu, has_idle_cores or
+		// avg_scan_cost.
+		c := p.allowed.First()
+		d.Target, d.Chosen, d.Stage = c, c, StagePinned
+		d.ChosenIdle = s.cpus[c].idle()
+		d.Probes = s.probeBuf
+		s.stats.pinnedWakeups++
+		return d
+	}
 
 	s.recordWakee(cur, p)
 	d.WakeWide = s.wakeWide(cur, p, this)
@@ -122,7 +140,7 @@ func (s *Sim) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
 	d.Chosen, d.Stage = chosen, stage
 	d.ChosenIdle = s.cpus[chosen].idle()
 	d.Probes = s.probeBuf
-	d.Cost = int64(len(s.probeBuf)) * s.k.Get(knob.ProbeNS)
+	d.Cost = s.scanCost
 	s.stats.recordDecision(d)
 	s.trace.add(d)
 	s.rememberDecision(d)
@@ -346,6 +364,7 @@ func (s *Sim) selectIdleCPU(p *Task, llc *machine.Domain, target int, d *Decisio
 	}
 	d.SISCalled = true
 	d.SISLimit = int(min(nr, math.MaxInt32))
+	scanStart := s.scanCost // local_clock() at the start of the scan
 
 	start := target
 	if s.k.On(knob.SIS_ROTATE) && s.nextCPU[target] >= 0 {
@@ -385,7 +404,7 @@ func (s *Sim) selectIdleCPU(p *Task, llc *machine.Domain, target int, d *Decisio
 		}
 	}
 	d.SISProbes = probes
-	scanTime := int64(probes) * s.k.Get(knob.ProbeNS)
+	scanTime := s.scanCost - scanStart
 	wc.avgScanCost += (scanTime - wc.avgScanCost) / 8
 	return found
 }
@@ -443,73 +462,6 @@ func (s *Sim) selectIdleSMT(p *Task, target int) int {
 		}
 	}
 	return -1
-}
-
-// activate enqueues woken task p on c (ttwu_do_activate). fromCPU is where
-// the wakeup was issued; delay is time already spent before the enqueue
-// takes effect on c (interrupt handling). An idle c is kicked after the
-// wakeup IPI and its C-state exit latency; a busy c may be preempted.
-func (s *Sim) activate(p *Task, c *cpu, fromCPU int, stamp, delay int64) {
-	if p.measureWake {
-		p.wokenAt = stamp
-	}
-	p.wakeups++
-	migrated := p.cpu >= 0 && p.cpu != c.id
-	s.enqueueWakeup(c, p)
-	switch s.k.Get(knob.SHARED_RUNQ) {
-	case knob.SharedRunqAll:
-		s.srqPush(p, s.cpus[fromCPU])
-	case knob.SharedRunqWakeup:
-		if !migrated {
-			s.srqPush(p, s.cpus[fromCPU])
-		}
-	}
-	if c.idleStamp != 0 {
-		// ttwu_do_wakeup: feed the idle period into avg_idle.
-		dt := s.now - c.idleStamp
-		c.avgIdle += (dt - c.avgIdle) / 8
-		c.avgIdle = min(c.avgIdle, 2*c.maxIdleBalanceCost)
-		c.idleStamp = 0
-	}
-	remote := c.id != fromCPU
-	ipi := int64(0)
-	if remote {
-		ipi = s.k.Get(knob.IPINS)
-	}
-	if c.curr == nil {
-		exit := int64(0)
-		if remote {
-			exit = s.exitLatency(c)
-		}
-		s.kick(c, s.now+delay+ipi+exit)
-		return
-	}
-	if s.checkPreemptWakeup(c, p) {
-		c.needResched = true
-		s.kick(c, s.now+delay+ipi)
-	}
-}
-
-// timerWakeup wakes t when its sleep timer fires. The timer interrupt runs
-// on the CPU t slept on; that CPU pays for the wakeup (stolen from whatever
-// it runs) or, if idle, first leaves its C-state.
-func (s *Sim) timerWakeup(t *Task) {
-	wc := s.cpus[t.cpu]
-	cur := wc.curr
-	if cur == nil {
-		cur = wc.idleTask
-	}
-	stamp := s.now
-	d := s.selectTaskRq(t, wc.id, cur, false)
-	cost := s.k.Get(knob.WakeNS) + d.Cost
-	var delay int64
-	if wc.curr != nil {
-		s.steal(wc, cost)
-		delay = cost
-	} else {
-		delay = s.exitLatency(wc) + cost
-	}
-	s.activate(t, s.cpus[d.Chosen], wc.id, stamp, delay)
 }
 
 // steal charges ns of interrupt time to c: its current task makes no

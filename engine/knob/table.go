@@ -30,6 +30,9 @@ const (
 	LB_PERIODIC
 	LB_NEWIDLE
 	IDLE_STATES
+	CpuidleGovernor
+	MaxCState
+	PMQoSLatencyUS
 	// Tunables (sysctl names without the sched_ prefix where the kernel has one).
 	SchedLatency
 	SchedMinGranularity
@@ -55,6 +58,13 @@ const (
 	LBCPUNS
 	TimerSlackNS
 	SRQLockNS
+	IPISendNS
+	EnqueueNS
+	LineSMTNS
+	LineLLCNS
+	LineCrossLLCNS
+	LineCrossSocketNS
+	L3HitNS
 
 	numKnobs
 )
@@ -69,6 +79,13 @@ const (
 	SharedRunqOff int64 = iota
 	SharedRunqWakeup
 	SharedRunqAll
+)
+
+// cpuidle governors (the order of cpuidle.Names).
+const (
+	GovernorMenu int64 = iota
+	GovernorTEO
+	GovernorNone
 )
 
 // Tunable-scaling modes (sysctl_sched_tunable_scaling).
@@ -122,7 +139,13 @@ var table = [numKnobs]Def{
 	LB_NEWIDLE: {Name: "LB_NEWIDLE", Kind: Bool, Group: Model, Default: 1, Max: 1,
 		Doc: "newly-idle balance: a CPU about to idle pulls work, gated by avg_idle vs sched_migration_cost"},
 	IDLE_STATES: {Name: "IDLE_STATES", Kind: Bool, Group: Model, Default: 1, Max: 1,
-		Doc: "idle CPUs enter the deepest C-state whose target residency fits their recent idle time and pay its exit latency when woken"},
+		Doc: "idle CPUs enter the idle state their cpuidle governor chooses and pay its measured exit time when woken; off: waking an idle CPU costs nothing"},
+	CpuidleGovernor: {Name: "cpuidle_governor", Kind: Enum, Group: Model, Default: GovernorMenu, Max: 2, Values: []string{"menu", "teo", "none"},
+		Doc: "cpuidle governor as in v5.2: menu (next timer × correction factor, typical interval), teo (timer events oriented, new in 5.1), none (always the shallowest state)"},
+	MaxCState: {Name: "max_cstate", Kind: Int, Group: Model, Default: 7, Min: 0, Max: 7,
+		Doc: "deepest idle state registered, by index in the preset's list (POLL is 0 where the preset has it): like intel_idle.max_cstate / processor.max_cstate; 0 on an x86 preset is idle=poll"},
+	PMQoSLatencyUS: {Name: "pm_qos_latency_us", Kind: Int, Group: Model, Default: 2000000000, Min: 0, Max: 2000000000, Unit: "us",
+		Doc: "PM QoS CPU/DMA latency limit (/dev/cpu_dma_latency): states whose declared exit latency exceeds it are not chosen; 2000 s = no limit"},
 
 	SchedLatency: {Name: "sched_latency_ns", Kind: Int, Group: Tunable, Default: 6 * ms, Min: 100 * us, Max: 1000 * ms, Unit: "ns",
 		Doc: "CFS targeted preemption latency, before scaling by 1+ilog2(min(ncpus,8)) — kernel 6 ms"},
@@ -145,30 +168,44 @@ var table = [numKnobs]Def{
 		Doc: "SHARED_RUNQ: CPUs per shard; an LLC has ceil(llc_size/shard_size) shards (SHARED_RUNQ_SHARD_SZ = 6 in v3)"},
 	NUMAScanDelayMS: {Name: "numa_balancing_scan_delay_ms", Kind: Int, Group: Tunable, Default: 1000, Min: 0, Max: 600000, Unit: "ms",
 		Doc: "NUMA_BALANCING: a task's first placement check comes this long after it starts (kernel 1000 ms); retries every scan period (1000 ms)/16"},
-	ProbeNS: {Name: "probe_ns", Kind: Int, Group: Cost, Default: 60, Min: 0, Max: 100 * us, Unit: "ns",
-		Doc: "CPU time the waker spends per CPU probed by the idle search (reading a remote runqueue's cache lines)"},
-	WakeNS: {Name: "wake_ns", Kind: Int, Group: Cost, Default: 1200, Min: 0, Max: 1 * ms, Unit: "ns",
-		Doc: "CPU time of the wakeup itself on the waker (futex/pipe wake syscall, try_to_wake_up, enqueue) excluding the idle search"},
+	ProbeNS: {Name: "probe_ns", Kind: Int, Group: Cost, Default: 10, Min: 0, Max: 100 * us, Unit: "ns",
+		Doc: "instructions per CPU the idle search examines (mask walk, available_idle_cpu), on top of fetching that CPU's runqueue cache line (line_*_ns)"},
+	WakeNS: {Name: "wake_ns", Kind: Int, Group: Cost, Default: 600, Min: 0, Max: 1 * ms, Unit: "ns",
+		Doc: "waker CPU time of try_to_wake_up itself (pi_lock, state checks, select_task_rq's fixed part, stats), excluding the idle search, the enqueue and the IPI"},
 	IPINS: {Name: "ipi_ns", Kind: Int, Group: Cost, Default: 1500, Min: 0, Max: 1 * ms, Unit: "ns",
-		Doc: "delay before a remote CPU enqueues a task woken for it (wakeup IPI delivery and handling)"},
+		Doc: "wakeup/reschedule IPI delivery: from the sender's ICR write to the target running scheduler_ipi (not counting its idle-state exit)"},
 	CtxSwitchNS: {Name: "ctx_switch_ns", Kind: Int, Group: Cost, Default: 1000, Min: 0, Max: 1 * ms, Unit: "ns",
 		Doc: "CPU time of a context switch between two threads of one address space (registers, FPU, scheduler bookkeeping)"},
 	MMSwitchNS: {Name: "mm_switch_ns", Kind: Int, Group: Cost, Default: 300, Min: 0, Max: 1 * ms, Unit: "ns",
 		Doc: "extra CPU time when the switch also changes address space (switch_mm: CR3/ASID load and TLB refill); an idle CPU keeps the last one loaded (lazy TLB)"},
-	MigrateSMTNS: {Name: "migrate_smt_ns", Kind: Int, Group: Cost, Default: 0, Min: 0, Max: 100 * ms, Unit: "ns",
-		Doc: "extra work a task does after moving to an SMT sibling (L1/L2 shared: none)"},
-	MigrateLLCNS: {Name: "migrate_llc_ns", Kind: Int, Group: Cost, Default: 3 * us, Min: 0, Max: 100 * ms, Unit: "ns",
-		Doc: "extra work after moving to another core of the same LLC (private L1/L2 refilled from L3)"},
-	MigrateCrossLLCNS: {Name: "migrate_cross_llc_ns", Kind: Int, Group: Cost, Default: 15 * us, Min: 0, Max: 100 * ms, Unit: "ns",
-		Doc: "extra work after moving to another LLC of the same socket (working set refilled across the fabric)"},
-	MigrateCrossSocketNS: {Name: "migrate_cross_socket_ns", Kind: Int, Group: Cost, Default: 30 * us, Min: 0, Max: 100 * ms, Unit: "ns",
-		Doc: "extra work after moving to another socket (working set refilled from remote memory)"},
+	MigrateSMTNS: {Name: "migrate_smt_ns", Kind: Int, Group: Cost, Default: -1, Min: -1, Max: 100 * ms, Unit: "ns",
+		Doc: "override: refill work after moving to an SMT sibling; -1 = from the cache model (siblings share L1/L2: none)"},
+	MigrateLLCNS: {Name: "migrate_llc_ns", Kind: Int, Group: Cost, Default: -1, Min: -1, Max: 100 * ms, Unit: "ns",
+		Doc: "override: refill work after moving to another core of the LLC; -1 = from the cache model (min(wss, L2) refilled from L3 at l3_hit_ns)"},
+	MigrateCrossLLCNS: {Name: "migrate_cross_llc_ns", Kind: Int, Group: Cost, Default: -1, Min: -1, Max: 100 * ms, Unit: "ns",
+		Doc: "override: refill work after moving to another LLC of the socket; -1 = from the cache model (min(wss, L3) fetched at line_cross_llc_ns)"},
+	MigrateCrossSocketNS: {Name: "migrate_cross_socket_ns", Kind: Int, Group: Cost, Default: -1, Min: -1, Max: 100 * ms, Unit: "ns",
+		Doc: "override: refill work after moving to the other socket; -1 = from the cache model (min(wss, L3) fetched at line_cross_socket_ns)"},
 	LBBaseNS: {Name: "lb_base_ns", Kind: Int, Group: Cost, Default: 1 * us, Min: 0, Max: 10 * ms, Unit: "ns",
 		Doc: "fixed CPU time of one load_balance pass"},
 	LBCPUNS: {Name: "lb_cpu_ns", Kind: Int, Group: Cost, Default: 25, Min: 0, Max: 100 * us, Unit: "ns",
 		Doc: "CPU time per CPU whose statistics one load_balance pass reads"},
 	SRQLockNS: {Name: "srq_lock_ns", Kind: Int, Group: Cost, Default: 150, Min: 0, Max: 100 * us, Unit: "ns",
 		Doc: "SHARED_RUNQ: how long one push or pop holds its shard's spinlock (lock line transfer plus list update); waiters spin and pay the wait"},
+	IPISendNS: {Name: "ipi_send_ns", Kind: Int, Group: Cost, Default: 300, Min: 0, Max: 1 * ms, Unit: "ns",
+		Doc: "waker CPU time to send a reschedule IPI (smp_send_reschedule: x2APIC ICR write); not paid for a polling idle target (set_nr_if_polling)"},
+	EnqueueNS: {Name: "enqueue_ns", Kind: Int, Group: Cost, Default: 500, Min: 0, Max: 1 * ms, Unit: "ns",
+		Doc: "ttwu_do_activate (enqueue_task_fair, PELT update, check_preempt_curr): paid by the waker for a same-LLC target, by the target in scheduler_ipi for a queued cross-LLC wakeup"},
+	LineSMTNS: {Name: "line_smt_ns", Kind: Int, Group: Cost, Default: 10, Min: 0, Max: 100 * us, Unit: "ns",
+		Doc: "moving a written cache line between SMT siblings (shared L1/L2)"},
+	LineLLCNS: {Name: "line_llc_ns", Kind: Int, Group: Cost, Default: 60, Min: 0, Max: 100 * us, Unit: "ns",
+		Doc: "moving a written cache line between two cores of one LLC (core-to-core latency)"},
+	LineCrossLLCNS: {Name: "line_cross_llc_ns", Kind: Int, Group: Cost, Default: 100, Min: 0, Max: 100 * us, Unit: "ns",
+		Doc: "moving a written cache line between two LLCs of one socket (AMD CCX to CCX)"},
+	LineCrossSocketNS: {Name: "line_cross_socket_ns", Kind: Int, Group: Cost, Default: 150, Min: 0, Max: 100 * us, Unit: "ns",
+		Doc: "moving a written cache line to the other socket"},
+	L3HitNS: {Name: "l3_hit_ns", Kind: Int, Group: Cost, Default: 18, Min: 0, Max: 100 * us, Unit: "ns",
+		Doc: "reading a clean line from the shared LLC (the refill of a task that changed core, and a probe of a runqueue line nobody rewrote since it was last read)"},
 	TimerSlackNS: {Name: "timer_slack_ns", Kind: Int, Group: Tunable, Default: 50 * us, Min: 0, Max: 100 * ms, Unit: "ns",
 		Doc: "a timed sleep ends up to this much late (uniform), the default SCHED_OTHER hrtimer slack"},
 }

@@ -42,6 +42,14 @@ type Spec struct {
 	SMTThroughput []float64 `json:"smt_throughput"`
 	// IdleStates lists the CPU's idle (C-) states from shallowest to deepest.
 	IdleStates []IdleState `json:"idle_states"`
+	// IdleDriver is "" for a cpuidle driver (intel_idle, acpi_idle,
+	// powernv) whose states the cpuidle_governor knob chooses among, or
+	// "none" for a kernel without one (sun4v's hypervisor yield, 2.6-era
+	// default_idle's HLT): default_idle_call always uses the first state
+	// and stops the tick.
+	IdleDriver string `json:"idle_driver"`
+	// Cache gives the cache sizes the migration refill model uses.
+	Cache CacheSpec `json:"cache"`
 	// Costs overrides knob defaults (cost parameters) for this machine,
 	// keyed by knob name.
 	Costs map[string]int64 `json:"costs"`
@@ -62,17 +70,72 @@ type TopologySpec struct {
 	Numbering  string `json:"numbering"`
 }
 
-// IdleState is one C-state: the cost to leave it and the predicted idle
-// time that makes the governor choose it.
+// IdleState is one idle state as the kernel registers it: what the driver
+// declares to the governor (exit latency and target residency, from the
+// intel_idle tables or ACPI _CST) and what leaving it really costs.
 type IdleState struct {
-	Name              string `json:"name"`
-	ExitLatencyUS     int64  `json:"exit_latency_us"`
-	TargetResidencyUS int64  `json:"target_residency_us"`
-	// CoreLevel states (C3/C6 on Intel) need every SMT sibling idle: while a
-	// sibling runs, the core stays powered and a wakeup pays only the
-	// shallowest state's exit latency.
+	Name string `json:"name"`
+	// ExitLatencyUS and TargetResidencyUS are the declared values the
+	// cpuidle governor reasons with.
+	ExitLatencyUS     int64 `json:"exit_latency_us"`
+	TargetResidencyUS int64 `json:"target_residency_us"`
+	// MeasuredExitNS is what a wakeup from this state really pays, from
+	// the interrupt to the first instruction (public measurements; some
+	// firmware declares far more than the hardware needs, e.g. AMD's C2
+	// at 400 µs for a 20-25 µs exit). 0 means "as declared".
+	MeasuredExitNS int64 `json:"measured_exit_ns"`
+	// Polling marks the POLL state: the CPU spins on its need_resched
+	// flag, so a waker needs no IPI and there is no exit to pay.
+	Polling bool `json:"polling"`
+	// Disabled is the sysfs disable switch (or a BIOS that hides the
+	// state): registered, never chosen.
+	Disabled bool `json:"disabled"`
+	// CoreLevel states (C3/C6 on Intel, CC6 on AMD) need every SMT
+	// sibling idle: while a sibling runs, the core stays powered and a
+	// wakeup pays only the shallowest non-polling state's exit.
 	CoreLevel bool `json:"core_level"`
 }
+
+// ExitNS is the time a wakeup from the state really costs.
+func (st IdleState) ExitNS() int64 {
+	if st.Polling {
+		return 0
+	}
+	if st.MeasuredExitNS > 0 {
+		return st.MeasuredExitNS
+	}
+	return st.ExitLatencyUS * 1000
+}
+
+// CacheSpec is the part of the cache hierarchy a migrating task loses:
+// the caches private to its core (L1D+L2 on x86, shared by the core's SMT
+// threads; only L1D on POWER9, whose L2 belongs to the core pair) when it
+// changes core, and the LLC when it changes LLC. Zero means unknown:
+// PrivateKiB and LLCKiB then give a generic server's 512 KiB per core and
+// 2 MiB of LLC per core.
+type CacheSpec struct {
+	CorePrivateKB int64 `json:"core_private_kb"`
+	LLCKB         int64 `json:"llc_kb"`
+}
+
+// PrivateKiB is the cache private to one core.
+func (s *Spec) PrivateKiB() int64 {
+	if s.Cache.CorePrivateKB > 0 {
+		return s.Cache.CorePrivateKB
+	}
+	return 512
+}
+
+// LLCKiB is the size of one LLC.
+func (s *Spec) LLCKiB() int64 {
+	if s.Cache.LLCKB > 0 {
+		return s.Cache.LLCKB
+	}
+	return 2048 * int64(s.Topology.CoresPerLLC)
+}
+
+// IdleDriverNone marks a machine without a cpuidle driver.
+const IdleDriverNone = "none"
 
 // FieldError names a bad field of a spec, its value and what is allowed.
 type FieldError struct {
@@ -134,6 +197,15 @@ func (s *Spec) Validate() error {
 			return &FieldError{fmt.Sprintf("smt_throughput[%d]", i), v, "non-decreasing values"}
 		}
 	}
+	if s.Cache.CorePrivateKB < 0 || s.Cache.CorePrivateKB > 1<<20 {
+		return &FieldError{"cache.core_private_kb", s.Cache.CorePrivateKB, "0..1048576 (0: 512 KiB)"}
+	}
+	if s.Cache.LLCKB < 0 || s.Cache.LLCKB > 1<<22 {
+		return &FieldError{"cache.llc_kb", s.Cache.LLCKB, "0..4194304 (0: 2 MiB per core of the LLC)"}
+	}
+	if s.IdleDriver != "" && s.IdleDriver != IdleDriverNone {
+		return &FieldError{"idle_driver", fmt.Sprintf("%q", s.IdleDriver), `"" (a cpuidle driver with a governor) or "none" (no cpuidle: the first state, tick stopped)`}
+	}
 	if len(s.IdleStates) < 1 || len(s.IdleStates) > MaxIdleStates {
 		return &FieldError{"idle_states", fmt.Sprintf("%d entries", len(s.IdleStates)), fmt.Sprintf("1..%d states, shallowest first", MaxIdleStates)}
 	}
@@ -144,6 +216,12 @@ func (s *Spec) Validate() error {
 		}
 		if st.TargetResidencyUS < 0 || st.TargetResidencyUS > 1000000 {
 			return &FieldError{f + ".target_residency_us", st.TargetResidencyUS, "0..1000000"}
+		}
+		if st.MeasuredExitNS < 0 || st.MeasuredExitNS > 100000000 {
+			return &FieldError{f + ".measured_exit_ns", st.MeasuredExitNS, "0..100000000 (0: as declared)"}
+		}
+		if st.Polling && (i != 0 || st.ExitLatencyUS != 0 || st.TargetResidencyUS != 0) {
+			return &FieldError{f + ".polling", st.Name, "only the first state may poll, with exit latency and target residency 0 (the kernel's POLL state)"}
 		}
 		if i > 0 && (st.ExitLatencyUS < s.IdleStates[i-1].ExitLatencyUS || st.TargetResidencyUS < s.IdleStates[i-1].TargetResidencyUS) {
 			return &FieldError{f, st.Name, "states ordered shallowest first (exit latency and target residency non-decreasing)"}

@@ -26,8 +26,9 @@ import (
 // (TaskSpec.PolluteNS, key pollute_us).
 func init() {
 	register(&Kind{
-		Name: "mprime",
-		Doc:  "mprime/Prime95 cache burner: always-runnable FFT threads (default one per allowed CPU) with a large working set; smt_pressure defaults to 125 for this kind",
+		Name:  "mprime",
+		WSSKB: 4096,
+		Doc:   "mprime/Prime95 cache burner: always-runnable FFT threads (default one per allowed CPU) with a large working set; smt_pressure defaults to 125 for this kind",
 		Keys: []Key{
 			{Name: "n", Type: IntKey, Default: "0", Min: 0, Max: 8192, Doc: "worker threads; 0 = one per allowed CPU (mprime's default of one worker per CPU)"},
 			{Name: "pollute_us", Type: IntKey, Default: "500", Min: 0, Max: 100000, Doc: "refill cost of the cache it evicts, µs: 500 ≈ a 512 KB L2 (8192 lines) refilled at ≈60 ns a line (the P4 of smt-nice-2004)"},

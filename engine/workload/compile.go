@@ -36,8 +36,9 @@ import (
 // metric is that completion time.
 func init() {
 	register(&Kind{
-		Name: "compile",
-		Doc:  "make -jN kernel build: j jobs in flight, each a sh → gcc → cc1, as; fixdep process chain (fork/exec/exit, parent woken by wait4) with lognormal CPU bursts adding up to work; finite (metric: completion time)",
+		Name:  "compile",
+		WSSKB: 1024,
+		Doc:   "make -jN kernel build: j jobs in flight, each a sh → gcc → cc1, as; fixdep process chain (fork/exec/exit, parent woken by wait4) with lognormal CPU bursts adding up to work; finite (metric: completion time)",
 		Keys: []Key{
 			{Name: "j", Type: IntKey, Default: "1", Min: 1, Max: 4096, Doc: "parallel jobs (make -j)"},
 			{Name: "work", Type: IntKey, Default: "87", Min: 1, Max: 36000, Doc: "CPU seconds of all the jobs' bursts at full single-thread speed (87: the P4 UP build of smt-nice-2004); fork/exec/exit costs come on top"},

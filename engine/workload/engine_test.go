@@ -146,12 +146,13 @@ func TestDeterministicForSameSeed(t *testing.T) {
 }
 
 // The idle search is paid by the waker: a run where every probe costs
-// 2 µs gives the message threads more CPU time than one where probes are
+// 2 µs (against free probes and free cache lines) gives the message threads more CPU time than one where probes are
 // free, and raises the wakeup latency of the workers they wake serially.
 func TestSearchCostIsChargedToTheWaker(t *testing.T) {
 	tp := intel(t)
 	spec := "schbench:m=2,t=22"
-	cheap := simulate(t, tp, 3, false, time1s, []string{"probe_ns=0"}, spec)
+	free := []string{"probe_ns=0", "line_smt_ns=0", "line_llc_ns=0", "line_cross_llc_ns=0", "line_cross_socket_ns=0", "l3_hit_ns=0"}
+	cheap := simulate(t, tp, 3, false, time1s, free, spec)
 	dear := simulate(t, tp, 3, false, time1s, []string{"probe_ns=2000"}, spec)
 	if !(dear.Workloads[0].WakeupLatency.P50 > cheap.Workloads[0].WakeupLatency.P50) {
 		t.Fatalf("p50 with 2 µs probes %d not above free probes %d",

@@ -75,6 +75,7 @@ type schbenchMsg struct {
 	sleepUS int64
 	pipe    int64
 	pending *schbenchWorker // pipe mode: copy done, post next
+	sys     syscallSeq
 }
 
 type schbenchWorker struct {
@@ -91,6 +92,7 @@ type schbenchWorker struct {
 	reqs  []int64
 	batch []int64
 	bi    int
+	sys   syscallSeq
 }
 
 func buildSchbench(b *Builder) error {
@@ -144,12 +146,17 @@ func buildSchbench(b *Builder) error {
 const (
 	msgWakeAll = iota // futex = BLOCKED; splice the list; stamp; wake each
 	msgWaking
-	msgWait // fwait: block unless posted
+	msgWait    // fwait: block unless posted
+	msgWaitSys // inside FUTEX_WAIT: the kernel re-checks the word
+	msgWoken   // woken: return from FUTEX_WAIT
 	msgSleep
 )
 
 // Next implements engine.Program for a message thread (run_msg_thread).
 func (m *schbenchMsg) Next(ctx *engine.Ctx) engine.Action {
+	if a, ok := m.sys.next(); ok {
+		return a
+	}
 	for {
 		switch m.state {
 		case msgWakeAll:
@@ -172,7 +179,7 @@ func (m *schbenchMsg) Next(ctx *engine.Ctx) engine.Action {
 				w.wakeTime = ctx.Now()
 				if w.blocked {
 					w.blocked = false
-					return engine.WakeStamped(w.id, false, w.wakeTime)
+					return m.sys.futexWake(engine.WakeStamped(w.id, false, w.wakeTime))
 				}
 				continue
 			}
@@ -189,7 +196,7 @@ func (m *schbenchMsg) Next(ctx *engine.Ctx) engine.Action {
 			w.wakeTime = m.stamp
 			if w.blocked { // fpost: CAS BLOCKED -> RUNNING, then FUTEX_WAKE
 				w.blocked = false
-				return engine.WakeStamped(w.id, false, m.stamp)
+				return m.sys.futexWake(engine.WakeStamped(w.id, false, m.stamp))
 			}
 		case msgWait:
 			if !m.blocked { // posted already: CAS RUNNING -> BLOCKED succeeds
@@ -197,7 +204,18 @@ func (m *schbenchMsg) Next(ctx *engine.Ctx) engine.Action {
 				m.state = msgSleep
 				continue
 			}
-			return engine.Block() // FUTEX_WAIT; a post wakes us and we retry
+			m.state = msgWaitSys
+			return futexWaitEntry()
+		case msgWaitSys:
+			m.state = msgWait
+			if !m.blocked {
+				return futexWaitExit() // posted meanwhile: EAGAIN
+			}
+			m.state = msgWoken
+			return engine.Block() // a post wakes us and we retry
+		case msgWoken:
+			m.state = msgWait
+			return futexWaitExit()
 		case msgSleep:
 			m.state = msgWakeAll
 			if m.pipe == 0 && m.sleepUS > 0 {
@@ -213,11 +231,15 @@ const (
 	wSpin = iota
 	wPost
 	wWait
+	wWaitSys // inside FUTEX_WAIT: the kernel re-checks the word
 	wAfterWait
 )
 
 // Next implements engine.Program for a worker (worker_thread, msg_and_wait).
 func (w *schbenchWorker) Next(ctx *engine.Ctx) engine.Action {
+	if a, ok := w.sys.next(); ok {
+		return a
+	}
 	if w.rps {
 		return w.nextRPS(ctx)
 	}
@@ -242,7 +264,7 @@ func (w *schbenchWorker) Next(ctx *engine.Ctx) engine.Action {
 			w.state = wWait
 			if m.blocked {
 				m.blocked = false
-				return engine.Wake(m.id, false)
+				return w.sys.futexWake(engine.Wake(m.id, false))
 			}
 		case wWait:
 			if !w.blocked {
@@ -253,6 +275,13 @@ func (w *schbenchWorker) Next(ctx *engine.Ctx) engine.Action {
 				ctx.RecordWakeLatency((ctx.Now() - w.wakeTime) / engine.Microsecond)
 				continue
 			}
+			w.state = wWaitSys
+			return futexWaitEntry()
+		case wWaitSys:
+			if !w.blocked {
+				w.state = wWait
+				return futexWaitExit() // posted meanwhile: EAGAIN
+			}
 			w.state = wAfterWait
 			return engine.Block()
 		case wAfterWait:
@@ -260,6 +289,7 @@ func (w *schbenchWorker) Next(ctx *engine.Ctx) engine.Action {
 			// the wakeup latency from the message thread's stamp.
 			w.blocked = true
 			w.state = wSpin
+			return futexWaitExit()
 		}
 	}
 }
@@ -273,6 +303,7 @@ type schbenchRPS struct {
 	state    int
 	i        int
 	start    int64
+	sys      syscallSeq
 }
 
 func buildSchbenchRPS(b *Builder, m, t, c, r int64) error {
@@ -311,6 +342,9 @@ const (
 
 // Next implements engine.Program for an RPS dispatcher.
 func (d *schbenchRPS) Next(ctx *engine.Ctx) engine.Action {
+	if a, ok := d.sys.next(); ok {
+		return a
+	}
 	for {
 		switch d.state {
 		case rpsSleep:
@@ -337,7 +371,7 @@ func (d *schbenchRPS) Next(ctx *engine.Ctx) engine.Action {
 			w.wakeTime = d.start
 			if w.blocked { // fpost: CAS BLOCKED -> RUNNING, then FUTEX_WAKE
 				w.blocked = false
-				return engine.Wake(w.id, false)
+				return d.sys.futexWake(engine.Wake(w.id, false))
 			}
 		}
 	}

@@ -111,7 +111,15 @@ type Kind struct {
 	// check, when set, validates what the keys cannot say on their own
 	// (an rt-app file's contents) before anything is built.
 	check func(b *Builder) error
+	// WSSKB is the kind's default hot working set per thread (KiB) when
+	// the spec has no wss_kb (0: defaultWSSKB).
+	WSSKB int64
 }
+
+// defaultWSSKB is the hot working set of a thread of a scheduler benchmark:
+// its stack, task_struct and kernel stack, the socket/pipe/futex state its
+// syscalls touch and a small message buffer — a few pages (assumed).
+const defaultWSSKB = 16
 
 func (k *Kind) key(name string) *Key {
 	for i := range k.Keys {
@@ -147,6 +155,7 @@ var commonKeys = []Key{
 	{Name: "latency_nice", Type: IntKey, Default: "0", Min: -20, Max: 19, Doc: "latency-nice value of every thread"},
 	{Name: "cpus", Type: CPUListKey, Default: "", Doc: "CPU affinity as a cpulist (e.g. 0-21,44-65); default all CPUs"},
 	{Name: "smt_pressure", Type: IntKey, Default: "100", Min: 10, Max: 400, Doc: "how hard each thread presses on a shared SMT core, % of the preset's nominal loop"},
+	{Name: "wss_kb", Type: IntKey, Default: "16", Min: 0, Max: 1 << 20, Doc: "hot working set per thread, KiB: what a migration has to refill (default per kind: 16, mprime 4096, compile 1024)"},
 }
 
 var registry = map[string]*Kind{}
@@ -181,6 +190,7 @@ type Builder struct {
 	LatNice  int
 	Allowed  cpumask.Mask // zero-length: all CPUs
 	Pressure int64        // ×1024
+	WSSKB    int64        // hot working set per thread
 	mm       int          // the workload's address space, for ThreadSpec
 }
 
@@ -216,6 +226,10 @@ func newBuilder(sp Spec, ncpu int) (*Builder, error) {
 	b.Nice = int(b.Int("nice"))
 	b.LatNice = int(b.Int("latency_nice"))
 	b.Pressure = b.Int("smt_pressure") * 1024 / 100
+	b.WSSKB = b.Int("wss_kb")
+	if !b.Has("wss_kb") && k.WSSKB > 0 {
+		b.WSSKB = k.WSSKB
+	}
 	if cl := b.raw("cpus"); cl != "" {
 		m, err := cpumask.Parse(cl, ncpu)
 		if err != nil {
@@ -334,6 +348,7 @@ func (b *Builder) TaskSpec(name string, prog engine.Program) engine.TaskSpec {
 	return engine.TaskSpec{
 		Name: name, Nice: b.Nice, LatencyNice: b.LatNice, Allowed: b.Allowed,
 		Program: prog, SMTPressure: b.Pressure, ParentCPU: b.parentCPU(),
+		WorkingSetKB: b.WSSKB,
 	}
 }
 

@@ -1,0 +1,174 @@
+package engine
+
+import "schedplay/engine/knob"
+
+// try_to_wake_up after the placement decision, as v5.2 does it (core.c
+// ttwu_queue, ttwu_queue_remote, sched_ttwu_pending, scheduler_ipi,
+// resched_curr; Linux 5.2.1 at fc4ec72d):
+//
+//   - The decision claims the chosen CPU at once (claimWake): from then on
+//     idle_cpu() is false for every other searcher, because a same-LLC
+//     waker is about to take that runqueue's lock and enqueue, and a
+//     cross-LLC waker is about to put the task on its wake_list, which
+//     idle_cpu() also checks. Two wakers can still pick the same idle CPU
+//     if both probed it before either claimed it, as in the kernel.
+//   - Same LLC (or the waker's own CPU): the waker enqueues under the
+//     remote rq lock (paying the lock/runqueue line transfer and
+//     enqueue_ns) and, if the target must reschedule, sends an IPI — unless
+//     the target is polling, when setting its need_resched flag is enough.
+//   - Other LLC (TTWU_QUEUE): the waker only adds the task to the target's
+//     wake_list and sends an IPI if the list was empty (a second wakeup
+//     rides on the first IPI) and the target does not poll. The target
+//     enqueues the whole list in scheduler_ipi, paying enqueue_ns each.
+
+// claimWake marks c as receiving a wakeup (its rq lock taken, or its
+// wake_list about to be non-empty).
+func (s *Sim) claimWake(c *cpu) { c.wakePending++ }
+
+// ttwuQueue completes a wakeup of p claimed on c by a waker on CPU from.
+// The waker reaches ttwu_queue at s.now+delay; stamp is where p's wakeup
+// latency starts. It returns the waker's CPU time for this part (line
+// transfers, the enqueue if the waker does it, the IPI send).
+func (s *Sim) ttwuQueue(p *Task, c *cpu, from int, stamp, delay int64) int64 {
+	at := s.now + delay
+	if from != c.id && !s.topo.ShareCache(from, c.id) {
+		// ttwu_queue_remote: llist_add on the target's wake_list.
+		cost := s.writeLine(from, c, at)
+		s.stats.queuedWakeups++
+		p.wakeStamp = stamp
+		first := len(c.wakeList) == 0
+		c.wakeList = append(c.wakeList, p)
+		if !first {
+			s.stats.ipiSaved++
+			return cost
+		}
+		cost += s.notify(c, from, at+cost, true)
+		return cost
+	}
+	c.wakePending--
+	cost := s.k.Get(knob.EnqueueNS)
+	if from != c.id {
+		cost += s.writeLine(from, c, at) // the remote rq lock and runqueue
+	}
+	s.activate(p, c, from, stamp)
+	if c.curr == nil {
+		if from == c.id {
+			s.kick(c, at+cost) // the interrupt is already running on c
+		} else {
+			cost += s.notify(c, from, at+cost, true)
+		}
+	} else if s.checkPreemptWakeup(c, p) {
+		c.needResched = true
+		if from == c.id {
+			s.kick(c, at+cost)
+		} else {
+			cost += s.notify(c, from, at+cost, false)
+		}
+	}
+	return cost
+}
+
+// notify makes c run the scheduler after a waker on CPU from set its
+// need_resched (at time at): a polling idle CPU sees the flag's line move;
+// any other CPU gets a reschedule IPI, which costs the sender ipi_send_ns
+// and arrives ipi_ns later, after which an idle CPU still has to leave its
+// state. It returns the sender's cost.
+func (s *Sim) notify(c *cpu, from int, at int64, idle bool) int64 {
+	if idle && s.polling(c) {
+		s.stats.pollWakeups++
+		s.kick(c, at+s.lineXfer(from, c.id))
+		return 0
+	}
+	send := s.k.Get(knob.IPISendNS)
+	s.stats.ipisSent++
+	exit := int64(0)
+	if idle {
+		exit = s.exitLatency(c)
+	}
+	s.kick(c, at+send+s.k.Get(knob.IPINS)+exit)
+	return send
+}
+
+// ttwuPending is sched_ttwu_pending, run by scheduler_ipi (or by a polling
+// idle CPU leaving its loop): enqueue every task on c's wake_list. The
+// enqueues are c's own CPU time.
+func (s *Sim) ttwuPending(c *cpu) {
+	if len(c.wakeList) == 0 {
+		return
+	}
+	n := int64(len(c.wakeList))
+	for i, p := range c.wakeList {
+		c.wakeList[i] = nil
+		c.wakePending--
+		s.activate(p, c, c.id, p.wakeStamp)
+		if c.curr != nil && s.checkPreemptWakeup(c, p) {
+			c.needResched = true
+		}
+	}
+	c.wakeList = c.wakeList[:0]
+	cost := n * s.k.Get(knob.EnqueueNS)
+	if c.curr == nil {
+		c.pendingOverhead += cost // before the first task it switches to
+	} else {
+		s.steal(c, cost)
+	}
+}
+
+// activate enqueues woken task p on c (ttwu_do_activate without the
+// preemption check, which the callers make: they know who pays for the
+// IPI). stamp is where p's wakeup latency starts.
+func (s *Sim) activate(p *Task, c *cpu, fromCPU int, stamp int64) {
+	p.waking = false
+	if p.measureWake {
+		p.wokenAt = stamp
+	}
+	p.wakeups++
+	migrated := p.cpu >= 0 && p.cpu != c.id
+	s.enqueueWakeup(c, p)
+	switch s.k.Get(knob.SHARED_RUNQ) {
+	case knob.SharedRunqAll:
+		s.srqPush(p, s.cpus[fromCPU])
+	case knob.SharedRunqWakeup:
+		if !migrated {
+			s.srqPush(p, s.cpus[fromCPU])
+		}
+	}
+	if c.idleStamp != 0 {
+		// ttwu_do_wakeup: feed the idle period into avg_idle.
+		dt := s.now - c.idleStamp
+		c.avgIdle += (dt - c.avgIdle) / 8
+		c.avgIdle = min(c.avgIdle, 2*c.maxIdleBalanceCost)
+		c.idleStamp = 0
+	}
+}
+
+// timerWakeup wakes t when its sleep timer fires. The timer interrupt runs
+// on the CPU whose timer base holds it (where t went to sleep); that CPU
+// pays for the wakeup, stolen from whatever it runs, or, if idle, first
+// leaves its idle state and afterwards goes back through the governor.
+func (s *Sim) timerWakeup(t *Task) {
+	wc := s.cpus[t.cpu]
+	cur := wc.curr
+	if cur == nil {
+		cur = wc.idleTask
+	}
+	stamp := s.now
+	idle := wc.curr == nil
+	exit := int64(0)
+	if idle {
+		exit = s.exitLatency(wc)
+		s.reflectIdle(wc, exit, false, false)
+	}
+	d := s.selectTaskRq(t, wc.id, cur, false)
+	target := s.cpus[d.Chosen]
+	s.claimWake(target)
+	pre := s.k.Get(knob.WakeNS) + d.Cost
+	cost := pre + s.ttwuQueue(t, target, wc.id, stamp, exit+pre)
+	switch {
+	case !idle:
+		s.steal(wc, cost)
+	case wc.curr == nil && wc.nr == 0 && wc.wakePending == 0:
+		// The wakee went elsewhere: the idle loop chooses again.
+		s.selectIdleState(wc, wc.tickStopped)
+	}
+}
