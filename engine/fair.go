@@ -191,10 +191,13 @@ func (s *Sim) detachLoad(t *Task) {
 	}
 }
 
-// enqueueNew puts a freshly forked task on c (wake_up_new_task).
+// enqueueNew puts a freshly forked task on c (wake_up_new_task →
+// enqueue_entity without ENQUEUE_WAKEUP): t.vruntime arrives normalised by
+// forkVruntime and is made absolute on c after update_curr, as the kernel
+// renormalises every non-wakeup enqueue.
 func (s *Sim) enqueueNew(c *cpu, t *Task) {
 	s.updateCurr(c)
-	s.place(c, t, true)
+	t.vruntime += c.minVruntime
 	t.state = TaskRunnable
 	t.cpu = c.id
 	s.treeInsert(c, t)

@@ -369,8 +369,15 @@ type TaskSpec struct {
 }
 
 // Spawn creates a task in workload w, places it with fork balancing and
-// makes it runnable now.
+// makes it runnable now. The task has no parent task (the workload builder
+// creates it): see spawn for how its vruntime and recent_used_cpu start.
 func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
+	return s.spawn(w, spec, nil)
+}
+
+// spawn is fork + wake_up_new_task for a child of parent (nil: a task of
+// the workload builder, which has no parent task in the simulation).
+func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 	if len(s.tasks)+s.reservedTasks >= MaxTasks {
 		return 0, fmt.Errorf("engine: too many tasks (limit %d)", MaxTasks)
 	}
@@ -421,16 +428,46 @@ func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
 	s.q.grow(3*s.topo.NCPU + len(s.tasks))
 	s.workloads[w].tasks = append(s.workloads[w].tasks, t.ID)
 
-	parent := spec.ParentCPU
-	if parent < 0 || parent >= s.topo.NCPU {
-		parent = 0
+	parentCPU := spec.ParentCPU
+	if parentCPU < 0 || parentCPU >= s.topo.NCPU {
+		parentCPU = 0
 	}
-	c := s.cpus[s.findIdlestCPU(t, parent)]
+	s.forkVruntime(s.cpus[parentCPU], t, parent)
+	// wake_up_new_task (core.c, v5.2.1 @ fc4ec72d) sets recent_used_cpu to
+	// task_cpu(p) before fork balancing, and sched_fork had set task_cpu to
+	// the CPU the fork ran on: a child starts with its parent's CPU as its
+	// "recently used" candidate. A builder task gets its ParentCPU.
+	t.recentUsedCPU = parentCPU
+	c := s.cpus[s.findIdlestCPU(t, parentCPU)]
 	t.cpu = c.id
 	t.prevSumExec = 0
 	s.enqueueNew(c, t)
 	s.checkPreemptNew(c, t)
 	return t.ID, nil
+}
+
+// forkVruntime is task_fork_fair (fair.c, v5.2.1 @ fc4ec72d), run on the
+// parent's CPU pc: the child starts from the vruntime of the runqueue's
+// current entity (the parent, after update_curr), is placed with
+// place_entity(initial) on that runqueue — never before min_vruntime plus
+// one vslice computed there (START_DEBIT) — and is left normalised
+// (relative to pc's min_vruntime); enqueueNew renormalises it on the
+// runqueue fork balancing chose. sysctl_sched_child_runs_first is 0 (the
+// default), so parent and child never swap.
+//
+// A builder task (parent nil) is forked as if by a context that is not a
+// CFS entity on pc — the kernel's cfs_rq->curr == NULL branch: its
+// vruntime starts at 0 (__sched_fork), so place_entity puts it exactly one
+// vslice after pc's min_vruntime. The simulation does not model the
+// launcher that forked the benchmark, so it cannot have run ahead.
+func (s *Sim) forkVruntime(pc *cpu, t, parent *Task) {
+	t.vruntime = 0
+	if parent != nil && pc.curr == parent && parent.state == TaskRunning {
+		s.updateCurr(pc)
+		t.vruntime = parent.vruntime
+	}
+	s.place(pc, t, true)
+	t.vruntime -= pc.minVruntime
 }
 
 // ReserveTasks sets aside n tasks of the MaxTasks limit for a workload
