@@ -96,7 +96,7 @@ var table = [numKnobs]Def{
 	LN_SEARCH: {Name: "LN_SEARCH", Kind: Bool, Group: Feature, Default: 0, Max: 1,
 		Doc: "latency-nice sets select_idle_cpu's depth: W+(L-W)·(19-ln)/39 CPUs (-20 whole LLC, 19 one core); overrides SIS_PROP/SIS_BOUND's nr — RESEND thread"},
 	LN_PREEMPT: {Name: "LN_PREEMPT", Kind: Bool, Group: Feature, Default: 0, Max: 1,
-		Doc: "wakeup preemption test shifted by (curr.ln - wakee.ln)·sched_latency/20 of vruntime: lower latency-nice preempts sooner — RESEND thread (PeterZ)"},
+		Doc: "latency offset = latency_nice·(sched_latency/2)/20 shifts wakeup/tick preemption: negative offsets count relative to curr's (-20 preempts sooner), a positive one delays its own preemption; capped at sched_latency/2 - min_gran — Guittot latency-nice v12 5/8"},
 	LN_SKIP_CORE: {Name: "LN_SKIP_CORE", Kind: Bool, Group: Feature, Default: 0, Max: 1,
 		Doc: "latency-tolerant tasks (latency-nice > 0) skip select_idle_core — RESEND thread (Parth Shah)"},
 	SMT_NICE: {Name: "SMT_NICE", Kind: Bool, Group: Feature, Default: 0, Max: 1,
