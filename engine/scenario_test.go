@@ -36,6 +36,7 @@ import (
 //	                          run select_task_rq_fair from CPU waker
 //	show task=N               the task's recent_used_cpu and CPU
 //	next cpu=C                SIS_ROTATE's next_cpu[C]
+//	nr_idle_scan llc=L n=N    set SIS_UTIL's nr_idle_scan of an LLC
 //	srq                       the shared runqueue's shard lists
 type scenario struct {
 	s     *Sim
@@ -240,6 +241,11 @@ func (sc *scenario) run(t *testing.T, td *datadriven.TestData) (string, error) {
 			return "no shards\n", nil
 		}
 		return b.String(), nil
+
+	case "nr_idle_scan":
+		l := argInt(t, td, "llc", 0)
+		sc.s.llcs[l].nrIdleScan = int64(argInt(t, td, "n", 0))
+		return fmt.Sprintf("llc %d nr_idle_scan=%d\n", l, sc.s.llcs[l].nrIdleScan), nil
 
 	case "next":
 		c := argInt(t, td, "cpu", 0)
