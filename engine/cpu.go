@@ -435,7 +435,7 @@ func (s *Sim) schedule(c *cpu) {
 	s.setCurr(c, next)
 	if next != prev {
 		next.switchLeft += s.k.Get(knob.CtxSwitchNS)
-		if next.mm != c.lastMM {
+		if next.mm != 0 && next.mm != c.lastMM { // a kthread (mm 0) borrows the loaded mm: lazy TLB
 			next.switchLeft += s.k.Get(knob.MMSwitchNS)
 			c.lastMM = next.mm
 		}

@@ -174,8 +174,8 @@ func (sc *scenario) run(t *testing.T, td *datadriven.TestData) (string, error) {
 		tk := &Task{ID: TaskID(len(sc.s.tasks)), Name: name, weight: NiceToWeight(argInt(t, td, "nice", 0)),
 			allowed: allowed, smtPressure: 1024, state: TaskBlocked, cpu: prev, wokenAt: -1,
 			lastRanCPU: prev, recentUsedCPU: argInt(t, td, "recent", -1), lastWakee: -1, srqShard: -1,
-			LatencyNice: argInt(t, td, "latency_nice", 0),
-			wakeeFlips:  int64(argInt(t, td, "flips", 0)), prog: ProgramFunc(func(*Ctx) Action { return Run(1 << 40) })}
+			LatencyNice: argInt(t, td, "latency_nice", 0), mm: sc.s.NewAddressSpace(),
+			wakeeFlips: int64(argInt(t, td, "flips", 0)), prog: ProgramFunc(func(*Ctx) Action { return Run(1 << 40) })}
 		tk.workload = int(sc.s.AddWorkload(name, "test"))
 		sc.s.tasks = append(sc.s.tasks, tk)
 		sc.s.q.grow(3*sc.s.topo.NCPU + len(sc.s.tasks))

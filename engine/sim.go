@@ -360,6 +360,13 @@ type TaskSpec struct {
 	// MM is the task's address space: 0 gives it a new one of its own (a
 	// process); threads of one process share an id from NewAddressSpace.
 	MM int
+	// Kthread marks a kernel thread: no address space at all (p->mm ==
+	// NULL; MM must be 0). Switching to it changes no mm — lazy TLB keeps
+	// the previous task's loaded — so neither that switch nor the one back
+	// pays mm_switch_ns; it has no memory for NUMA balancing to follow;
+	// and SMT_NICE, whose dependent_sleeper only compares tasks with an mm,
+	// never holds it back nor lets it hold a sibling back.
+	Kthread bool
 	// PolluteNS is the cache refill a task of this kind forces on others
 	// (a cache burner): when it stops running, the next task on its CPU and
 	// the tasks running on its SMT siblings owe up to this much extra work,
@@ -411,10 +418,17 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 	t.o1Left = s.O1Timeslice(t.Nice)
 	t.polluteNS = max(0, spec.PolluteNS)
 	t.mm = spec.MM
-	if t.mm <= 0 {
+	t.memPolicy, t.memNode = spec.Memory, -1
+	switch {
+	case spec.Kthread:
+		if spec.MM > 0 {
+			return 0, fmt.Errorf("engine: kernel thread %q cannot have an address space (MM %d)", spec.Name, spec.MM)
+		}
+		t.mm = 0 // mm 0 is "no mm": the kernel's p->mm == NULL
+		t.memPolicy = MemNone
+	case t.mm <= 0:
 		t.mm = s.NewAddressSpace()
 	}
-	t.memPolicy, t.memNode = spec.Memory, -1
 	if spec.Memory == MemNode {
 		if spec.MemNode < 0 || spec.MemNode >= s.topo.Spec.Topology.Sockets {
 			return 0, fmt.Errorf("engine: task %q memory node %d out of range 0..%d", spec.Name, spec.MemNode, s.topo.Spec.Topology.Sockets-1)

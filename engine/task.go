@@ -269,6 +269,9 @@ func (t *Task) State() TaskState { return t.state }
 // CPU returns the CPU the task is on or last ran on.
 func (t *Task) CPU() int { return t.cpu }
 
+// Kthread reports whether the task is a kernel thread (no address space).
+func (t *Task) Kthread() bool { return t.mm == 0 }
+
 // Weight returns the task's load weight.
 func (t *Task) Weight() int64 { return t.weight }
 
