@@ -409,7 +409,7 @@ func (s *Sim) schedule(c *cpu) {
 	overhead := int64(0)
 	if next == nil {
 		c.idleStamp = s.now
-		if s.srqOn() && s.overloaded && s.srqPop(c) != nil {
+		if s.srqOn() && s.srqPop(c) != nil { // v3 pulls whatever rd->overload says (SRQ_OVERLOAD adds the gate)
 			next = s.pickNext(c)
 			c.idleStamp = 0
 		}

@@ -157,6 +157,7 @@ func (s *Sim) accountEnqueue(c *cpu, t *Task) {
 	if c.nr >= 2 {
 		s.overloaded = true
 	}
+	s.srqNoteEnqueue(c)
 	s.updateConservation(c)
 }
 

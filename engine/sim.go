@@ -73,6 +73,7 @@ type Sim struct {
 	lastOn        []lastDecision // per CPU, the last decision that chose it
 	conservation  conservation
 	srq           [][]srqShard // SHARED_RUNQ: per LLC, its shards
+	srqBusy       []int64      // SHARED_RUNQ: per CPU, until when shard-lock work occupies it
 	overloaded    bool         // root_domain->overload
 	nohzNext      int64        // nohz.next_balance
 

@@ -18,6 +18,8 @@ const (
 	LN_SKIP_CORE
 	SMT_NICE
 	SHARED_RUNQ
+	SRQ_LLC_SHARD
+	SRQ_OVERLOAD
 	NUMA_BALANCING
 	WA_IDLE
 	WA_WEIGHT
@@ -102,7 +104,11 @@ var table = [numKnobs]Def{
 	SMT_NICE: {Name: "SMT_NICE", Kind: Bool, Group: Feature, Default: 0, Max: 1,
 		Doc: "a lower-priority task may not run beside a higher-priority sibling until that one's O(1) timeslice left ×(100-per_cpu_gain)/100 ≤ its own timeslice — smt-nice-2004"},
 	SHARED_RUNQ: {Name: "SHARED_RUNQ", Kind: Enum, Group: Feature, Default: SharedRunqOff, Max: 2, Values: []string{"off", "wakeup", "all"},
-		Doc: "per-LLC sharded FIFO of runnable tasks filled on wakeup (or every enqueue); a newly idle CPU pops from it first — shared-runqueue thread (2023)"},
+		Doc: "per-LLC sharded FIFO of runnable tasks filled on wakeup (or every enqueue); a newly idle CPU takes the head of its shard if allowed, else tries the next shard — v3 (Vernet, Aug 2023)"},
+	SRQ_LLC_SHARD: {Name: "SRQ_LLC_SHARD", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "SHARED_RUNQ: one shard per LLC, ignoring shard_size (K Prateek Nayak's tests set SHARED_RUNQ_SHARD_SZ to the LLC size, 16 on Zen3)"},
+	SRQ_OVERLOAD: {Name: "SRQ_OVERLOAD", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "SHARED_RUNQ: pull only while the root domain is overloaded, and skip shards whose overload flag (set when one of its runqueues reaches 2 tasks, cleared when found empty) is clear — K Prateek Nayak"},
 	NUMA_BALANCING: {Name: "NUMA_BALANCING", Kind: Bool, Group: Feature, Default: 1, Max: 1,
 		Doc: "automatic NUMA balancing (kernel.numa_balancing=1, on by default on RHEL/OL 2-socket servers in 2019): a task off its memory's node moves to a free CPU there; the balancer resists moving it away"},
 	WA_IDLE: {Name: "WA_IDLE", Kind: Bool, Group: Feature, Default: 1, Max: 1,
