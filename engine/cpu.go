@@ -442,7 +442,7 @@ func (s *Sim) schedule(c *cpu) {
 	overhead := int64(0)
 	if next == nil {
 		c.idleStamp = s.now
-		if s.srqOn() && s.overloaded && s.srqPop(c) != nil {
+		if s.srqOn() && s.srqPop(c) != nil { // v3 pulls whatever rd->overload says (SRQ_OVERLOAD adds the gate)
 			next = s.pickNext(c)
 			c.idleStamp = 0
 		}
@@ -468,7 +468,7 @@ func (s *Sim) schedule(c *cpu) {
 	s.setCurr(c, next)
 	if next != prev {
 		next.switchLeft += s.k.Get(knob.CtxSwitchNS)
-		if next.mm != c.lastMM {
+		if next.mm != 0 && next.mm != c.lastMM { // a kthread (mm 0) borrows the loaded mm: lazy TLB
 			next.switchLeft += s.k.Get(knob.MMSwitchNS)
 			c.lastMM = next.mm
 		}

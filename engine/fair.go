@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math"
+
 	"schedplay/engine/knob"
 )
 
@@ -156,6 +158,7 @@ func (s *Sim) accountEnqueue(c *cpu, t *Task) {
 	if c.nr >= 2 {
 		s.overloaded = true
 	}
+	s.srqNoteEnqueue(c)
 	s.updateConservation(c)
 }
 
@@ -193,10 +196,13 @@ func (s *Sim) detachLoad(t *Task) {
 	}
 }
 
-// enqueueNew puts a freshly forked task on c (wake_up_new_task).
+// enqueueNew puts a freshly forked task on c (wake_up_new_task →
+// enqueue_entity without ENQUEUE_WAKEUP): t.vruntime arrives normalised by
+// forkVruntime and is made absolute on c after update_curr, as the kernel
+// renormalises every non-wakeup enqueue.
 func (s *Sim) enqueueNew(c *cpu, t *Task) {
 	s.updateCurr(c)
-	s.place(c, t, true)
+	t.vruntime += c.minVruntime
 	t.state = TaskRunnable
 	t.cpu = c.id
 	s.treeInsert(c, t)
@@ -275,22 +281,83 @@ func (s *Sim) wakeupPreemptEntity(curr, se *Task) int {
 	return 0
 }
 
-// wakeupPreemptLatency is the wakeup-preemption test, with LN_PREEMPT's
-// latency-nice bias: the vruntime lead a wakee needs shrinks by
-// sched_latency/20 per step its latency-nice is below the current task's
-// (and grows when above), so -20 against 0 lends a whole latency. The
-// scale follows Vincent Guittot's latency offset (latency_nice ×
-// sched_latency / 20); applied to both signs as PeterZ described.
-func (s *Sim) wakeupPreemptLatency(curr, p *Task) int {
-	if !s.k.On(knob.LN_PREEMPT) {
-		return s.wakeupPreemptEntity(curr, p)
+// LN_PREEMPT is the preemption part of Vincent Guittot's "Add latency
+// priority for CFS class" v12 (Feb 2023): patch 5/8 "sched/fair: Take into
+// account latency priority at wakeup" (Message-ID
+// 20230224093454.956298-6-vincent.guittot@linaro.org) on top of patch 1/8
+// "sched/fair: fix unfairness at wakeup" (…-2-…), which it builds on. The
+// v11 posting of the same series is 20230223191041.577305-1. Patches 6–8
+// (cgroup cpu.latency.nice, core scheduling, the rb-tree of latency
+// sensitive entities) are not modelled.
+//
+// Each task gets a latency offset linear in its latency_nice,
+// calc_latency_offset = sleep_latency × latency_nice / 20, where
+// sleep_latency is get_sleep_latency(false): sched_latency, halved under
+// GENTLE_FAIR_SLEEPERS (the patch comment says the range is
+// [-sysctl_sched_latency, +sysctl_sched_latency]; the code uses the sleep
+// credit, so ±half a latency by default). The offset shifts the wakeup
+// preemption test asymmetrically (wakeup_latency_gran):
+//   - when the wakee's or the current task's offset is negative, the two
+//     offsets are compared relative to each other (wakee − curr): a -20
+//     wakee preempts a 0 task it trails by up to a sleep latency, a 0 wakee
+//     needs that much more lead against a -20 task, and two -20 tasks are
+//     even;
+//   - otherwise the wakee's own positive offset is added to the lead it
+//     needs, whatever curr's: a positive latency_nice delays wakeup
+//     preemption, so the task mostly waits for the tick.
+// Both the offset and the granularity it widens are capped at
+// get_latency_max = sleep_latency − min_granularity (patch 1/8: a sleeper
+// placed a sleep latency back must still be able to preempt).
+
+// sleepLatency is get_sleep_latency(false).
+func (s *Sim) sleepLatency() int64 {
+	thresh := s.latencyNS
+	if s.k.On(knob.GENTLE_FAIR_SLEEPERS) {
+		thresh /= 2
 	}
-	bias := int64(curr.LatencyNice-p.LatencyNice) * s.latencyNS / 20
-	vdiff := curr.vruntime - p.vruntime + bias
-	if vdiff <= 0 {
+	return thresh
+}
+
+// latencyMax is get_latency_max. The kernel computes it in unsigned
+// arithmetic, so a min_granularity above the sleep latency wraps to a huge
+// value that caps nothing; the engine says so directly.
+func (s *Sim) latencyMax() int64 {
+	m := s.sleepLatency() - s.minGranNS
+	if m < 0 {
+		return math.MaxInt64
+	}
+	return m
+}
+
+// latencyOffset is calc_latency_offset for t's latency_nice.
+func (s *Sim) latencyOffset(t *Task) int64 {
+	return s.sleepLatency() * int64(t.LatencyNice) / 20
+}
+
+// wakeupLatencyGran is wakeup_latency_gran(curr, se).
+func (s *Sim) wakeupLatencyGran(curr, se *Task) int64 {
+	off, currOff := s.latencyOffset(se), s.latencyOffset(curr)
+	if off < 0 || currOff < 0 {
+		off -= currOff
+	}
+	return min(off, s.latencyMax())
+}
+
+// wakeupPreemptLatency is wakeup_preempt_entity as the series has it when
+// LN_PREEMPT is on (the v5.2 one otherwise): -1 when se trails curr by more
+// than the latency offset allows, 1 when it leads by more than offset +
+// wakeup granularity (capped at get_latency_max), 0 in between.
+func (s *Sim) wakeupPreemptLatency(curr, se *Task) int {
+	if !s.k.On(knob.LN_PREEMPT) {
+		return s.wakeupPreemptEntity(curr, se)
+	}
+	vdiff := curr.vruntime - se.vruntime
+	off := s.wakeupLatencyGran(curr, se)
+	if vdiff < off {
 		return -1
 	}
-	if vdiff > calcDeltaFair(s.wakeupGranNS, p.weight) {
+	gran := min(off+calcDeltaFair(s.wakeupGranNS, se.weight), s.latencyMax())
+	if vdiff > gran {
 		return 1
 	}
 	return 0
@@ -305,12 +372,14 @@ func (s *Sim) pickNext(c *cpu) *Task {
 	}
 	left := c.tree[0]
 	se := left
+	// pick_next_entity calls the same wakeup_preempt_entity as wakeup
+	// preemption, so LN_PREEMPT's offsets also decide the buddies.
 	if c.lastBuddy != nil && c.lastBuddy.state == TaskRunnable && c.lastBuddy.cpu == c.id &&
-		s.wakeupPreemptEntity(c.lastBuddy, left) < 1 {
+		s.wakeupPreemptLatency(c.lastBuddy, left) < 1 {
 		se = c.lastBuddy
 	}
 	if c.nextBuddy != nil && c.nextBuddy.state == TaskRunnable && c.nextBuddy.cpu == c.id &&
-		s.wakeupPreemptEntity(c.nextBuddy, left) < 1 {
+		s.wakeupPreemptLatency(c.nextBuddy, left) < 1 {
 		se = c.nextBuddy
 	}
 	return se
@@ -365,6 +434,15 @@ func (s *Sim) checkPreemptTick(c *cpu) bool {
 		return false
 	}
 	d := curr.vruntime - c.tree[0].vruntime
+	if s.k.On(knob.LN_PREEMPT) {
+		// Patch 5/8 of the latency-nice series: the leftmost task's
+		// latency offset relative to curr's shifts the test, and curr is
+		// also rescheduled once it is get_latency_max ahead.
+		if d < s.wakeupLatencyGran(curr, c.tree[0]) {
+			return false
+		}
+		return d > ideal || d > s.latencyMax()
+	}
 	return d > ideal
 }
 

@@ -88,3 +88,108 @@ func TestForkSpreadsBlockedChildrenByBlockedLoad(t *testing.T) {
 		}
 	}
 }
+
+// task_fork_fair (fair.c, v5.2.1 @ fc4ec72d): a forked child starts from
+// its parent's vruntime, placed no earlier than min_vruntime + vslice of
+// the PARENT's runqueue, and keeps that offset when fork balancing puts it
+// on another runqueue. Its first recent_used_cpu is the parent's CPU
+// (wake_up_new_task). The old rule — place_entity on the target runqueue —
+// would give the child one vslice of the (empty) target: a whole latency.
+func TestForkChildStartsFromParentVruntime(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ahead int64 // how far the parent's vruntime is ahead of CPU 0's min_vruntime
+	}{
+		{"parent far ahead", 20 * Millisecond},
+		{"parent at min_vruntime", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1,
+				"LB_PERIODIC", "false", "LB_NEWIDLE", "false", "NUMA_BALANCING", "false")
+			w := s.AddWorkload("fork", "test")
+			cpu0 := cpumaskOf(s, 0)
+			cpu1 := cpumaskOf(s, 1)
+			var child *Task
+			var wantRel, parentCPU int64 = -1, -1
+			step := 0
+			parent := ProgramFunc(func(ctx *Ctx) Action {
+				step++
+				switch step {
+				case 1:
+					return Run(Millisecond)
+				case 2:
+					p := ctx.task
+					pc := ctx.sim.cpus[p.cpu]
+					ctx.sim.updateCurr(pc)
+					if tc.ahead > 0 {
+						p.vruntime = pc.minVruntime + tc.ahead
+					} else {
+						p.vruntime = pc.minVruntime
+					}
+					// The vslice the child gets on the parent's runqueue:
+					// the parent alone, plus the child.
+					vslice := calcDeltaFair(ctx.sim.schedSlice(pc, &Task{weight: 1024}, false), 1024)
+					wantRel = max(p.vruntime-pc.minVruntime, vslice)
+					parentCPU = int64(p.cpu)
+					id, err := ctx.Spawn(TaskSpec{Name: "child", Allowed: cpu1, Program: ProgramFunc(func(*Ctx) Action { return Block() })})
+					if err != nil {
+						panic(err)
+					}
+					child = ctx.sim.tasks[id]
+					gotRel := child.vruntime - ctx.sim.cpus[1].minVruntime
+					if child.cpu != 1 {
+						t.Fatalf("child on CPU %d, want 1 (its only allowed CPU)", child.cpu)
+					}
+					if gotRel != wantRel {
+						t.Fatalf("child vruntime is %d ns past CPU 1's min_vruntime, want %d (parent's offset or the parent runqueue's vslice)", gotRel, wantRel)
+					}
+					return Block()
+				}
+				return Block()
+			})
+			if _, err := s.Spawn(w, TaskSpec{Name: "parent", Allowed: cpu0, ParentCPU: 0, Program: parent}); err != nil {
+				t.Fatal(err)
+			}
+			s.RunUntil(5 * Millisecond)
+			if child == nil {
+				t.Fatal("the parent never forked")
+			}
+			if int64(child.recentUsedCPU) != parentCPU {
+				t.Fatalf("child recent_used_cpu %d, want the parent's CPU %d", child.recentUsedCPU, parentCPU)
+			}
+		})
+	}
+}
+
+// A builder task has no parent task: it is forked as the kernel forks from
+// a context with no CFS entity current on the runqueue (vruntime 0, then
+// place_entity), i.e. one vslice of the ParentCPU's runqueue after that
+// runqueue's min_vruntime, renormalised where fork balancing puts it; its
+// recent_used_cpu is ParentCPU.
+func TestBuilderTaskPlacedFromParentCPU(t *testing.T) {
+	s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1,
+		"LB_PERIODIC", "false", "LB_NEWIDLE", "false", "NUMA_BALANCING", "false")
+	w := s.AddWorkload("b", "test")
+	// CPU 0 gets two hogs first, so its vslice for a newcomer is a third
+	// of the latency while CPU 1's (empty) would be a whole latency.
+	for range 2 {
+		if _, err := s.Spawn(w, TaskSpec{Name: "hog", Allowed: cpumaskOf(s, 0), ParentCPU: 0, Program: hog()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.RunUntil(3 * Millisecond)
+	c0 := s.cpus[0]
+	s.updateCurr(c0)
+	want := calcDeltaFair(s.schedSlice(c0, &Task{weight: 1024}, false), 1024)
+	id, err := s.Spawn(w, TaskSpec{Name: "new", Allowed: cpumaskOf(s, 1), ParentCPU: 0, Program: hog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nt := s.tasks[id]
+	if got := nt.vruntime - s.cpus[1].minVruntime; got != want {
+		t.Fatalf("builder task starts %d ns past CPU 1's min_vruntime, want one vslice of CPU 0's runqueue (%d)", got, want)
+	}
+	if nt.recentUsedCPU != 0 {
+		t.Fatalf("builder task recent_used_cpu %d, want its ParentCPU 0", nt.recentUsedCPU)
+	}
+}

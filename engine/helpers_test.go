@@ -3,6 +3,7 @@ package engine
 import (
 	"testing"
 
+	"schedplay/engine/cpumask"
 	"schedplay/engine/knob"
 	"schedplay/engine/machine"
 )
@@ -56,3 +57,6 @@ func newSim(t testing.TB, spec *machine.Spec, seed uint64, sets ...string) *Sim 
 	}
 	return s
 }
+
+// cpumaskOf is a mask of the given CPUs of s's machine.
+func cpumaskOf(s *Sim, cpus ...int) cpumask.Mask { return cpumask.Of(s.topo.NCPU, cpus...) }

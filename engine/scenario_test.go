@@ -36,6 +36,7 @@ import (
 //	                          run select_task_rq_fair from CPU waker
 //	show task=N               the task's recent_used_cpu and CPU
 //	next cpu=C                SIS_ROTATE's next_cpu[C]
+//	nr_idle_scan llc=L n=N    set SIS_UTIL's nr_idle_scan of an LLC
 //	srq                       the shared runqueue's shard lists
 type scenario struct {
 	s     *Sim
@@ -173,8 +174,8 @@ func (sc *scenario) run(t *testing.T, td *datadriven.TestData) (string, error) {
 		tk := &Task{ID: TaskID(len(sc.s.tasks)), Name: name, weight: NiceToWeight(argInt(t, td, "nice", 0)),
 			allowed: allowed, smtPressure: 1024, state: TaskBlocked, cpu: prev, wokenAt: -1,
 			lastRanCPU: prev, recentUsedCPU: argInt(t, td, "recent", -1), lastWakee: -1, srqShard: -1,
-			LatencyNice: argInt(t, td, "latency_nice", 0),
-			wakeeFlips:  int64(argInt(t, td, "flips", 0)), prog: ProgramFunc(func(*Ctx) Action { return Run(1 << 40) })}
+			LatencyNice: argInt(t, td, "latency_nice", 0), mm: sc.s.NewAddressSpace(),
+			wakeeFlips: int64(argInt(t, td, "flips", 0)), prog: ProgramFunc(func(*Ctx) Action { return Run(1 << 40) })}
 		tk.workload = int(sc.s.AddWorkload(name, "test"))
 		sc.s.tasks = append(sc.s.tasks, tk)
 		sc.s.q.grow(3*sc.s.topo.NCPU + len(sc.s.tasks))
@@ -242,6 +243,11 @@ func (sc *scenario) run(t *testing.T, td *datadriven.TestData) (string, error) {
 			return "no shards\n", nil
 		}
 		return b.String(), nil
+
+	case "nr_idle_scan":
+		l := argInt(t, td, "llc", 0)
+		sc.s.llcs[l].nrIdleScan = int64(argInt(t, td, "n", 0))
+		return fmt.Sprintf("llc %d nr_idle_scan=%d\n", l, sc.s.llcs[l].nrIdleScan), nil
 
 	case "next":
 		c := argInt(t, td, "cpu", 0)

@@ -95,6 +95,7 @@ type Sim struct {
 	lastOn        []lastDecision // per CPU, the last decision that chose it
 	conservation  conservation
 	srq           [][]srqShard // SHARED_RUNQ: per LLC, its shards
+	srqBusy       []int64      // SHARED_RUNQ: per CPU, until when shard-lock work occupies it
 	overloaded    bool         // root_domain->overload
 	nohzNext      int64        // nohz.next_balance
 
@@ -390,6 +391,13 @@ type TaskSpec struct {
 	// MM is the task's address space: 0 gives it a new one of its own (a
 	// process); threads of one process share an id from NewAddressSpace.
 	MM int
+	// Kthread marks a kernel thread: no address space at all (p->mm ==
+	// NULL; MM must be 0). Switching to it changes no mm — lazy TLB keeps
+	// the previous task's loaded — so neither that switch nor the one back
+	// pays mm_switch_ns; it has no memory for NUMA balancing to follow;
+	// and SMT_NICE, whose dependent_sleeper only compares tasks with an mm,
+	// never holds it back nor lets it hold a sibling back.
+	Kthread bool
 	// PolluteNS is the cache refill a task of this kind forces on others
 	// (a cache burner): when it stops running, the next task on its CPU and
 	// the tasks running on its SMT siblings owe up to this much extra work,
@@ -402,8 +410,15 @@ type TaskSpec struct {
 }
 
 // Spawn creates a task in workload w, places it with fork balancing and
-// makes it runnable now.
+// makes it runnable now. The task has no parent task (the workload builder
+// creates it): see spawn for how its vruntime and recent_used_cpu start.
 func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
+	return s.spawn(w, spec, nil)
+}
+
+// spawn is fork + wake_up_new_task for a child of parent (nil: a task of
+// the workload builder, which has no parent task in the simulation).
+func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 	if len(s.tasks)+s.reservedTasks >= MaxTasks {
 		return 0, fmt.Errorf("engine: too many tasks (limit %d)", MaxTasks)
 	}
@@ -442,10 +457,17 @@ func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
 		t.wssKB = 16
 	}
 	t.mm = spec.MM
-	if t.mm <= 0 {
+	t.memPolicy, t.memNode = spec.Memory, -1
+	switch {
+	case spec.Kthread:
+		if spec.MM > 0 {
+			return 0, fmt.Errorf("engine: kernel thread %q cannot have an address space (MM %d)", spec.Name, spec.MM)
+		}
+		t.mm = 0 // mm 0 is "no mm": the kernel's p->mm == NULL
+		t.memPolicy = MemNone
+	case t.mm <= 0:
 		t.mm = s.NewAddressSpace()
 	}
-	t.memPolicy, t.memNode = spec.Memory, -1
 	if spec.Memory == MemNode {
 		if spec.MemNode < 0 || spec.MemNode >= s.topo.Spec.Topology.Sockets {
 			return 0, fmt.Errorf("engine: task %q memory node %d out of range 0..%d", spec.Name, spec.MemNode, s.topo.Spec.Topology.Sockets-1)
@@ -459,16 +481,46 @@ func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
 	s.q.grow(3*s.topo.NCPU + len(s.tasks))
 	s.workloads[w].tasks = append(s.workloads[w].tasks, t.ID)
 
-	parent := spec.ParentCPU
-	if parent < 0 || parent >= s.topo.NCPU {
-		parent = 0
+	parentCPU := spec.ParentCPU
+	if parentCPU < 0 || parentCPU >= s.topo.NCPU {
+		parentCPU = 0
 	}
-	c := s.cpus[s.findIdlestCPU(t, parent)]
+	s.forkVruntime(s.cpus[parentCPU], t, parent)
+	// wake_up_new_task (core.c, v5.2.1 @ fc4ec72d) sets recent_used_cpu to
+	// task_cpu(p) before fork balancing, and sched_fork had set task_cpu to
+	// the CPU the fork ran on: a child starts with its parent's CPU as its
+	// "recently used" candidate. A builder task gets its ParentCPU.
+	t.recentUsedCPU = parentCPU
+	c := s.cpus[s.findIdlestCPU(t, parentCPU)]
 	t.cpu = c.id
 	t.prevSumExec = 0
 	s.enqueueNew(c, t)
 	s.checkPreemptNew(c, t)
 	return t.ID, nil
+}
+
+// forkVruntime is task_fork_fair (fair.c, v5.2.1 @ fc4ec72d), run on the
+// parent's CPU pc: the child starts from the vruntime of the runqueue's
+// current entity (the parent, after update_curr), is placed with
+// place_entity(initial) on that runqueue — never before min_vruntime plus
+// one vslice computed there (START_DEBIT) — and is left normalised
+// (relative to pc's min_vruntime); enqueueNew renormalises it on the
+// runqueue fork balancing chose. sysctl_sched_child_runs_first is 0 (the
+// default), so parent and child never swap.
+//
+// A builder task (parent nil) is forked as if by a context that is not a
+// CFS entity on pc — the kernel's cfs_rq->curr == NULL branch: its
+// vruntime starts at 0 (__sched_fork), so place_entity puts it exactly one
+// vslice after pc's min_vruntime. The simulation does not model the
+// launcher that forked the benchmark, so it cannot have run ahead.
+func (s *Sim) forkVruntime(pc *cpu, t, parent *Task) {
+	t.vruntime = 0
+	if parent != nil && pc.curr == parent && parent.state == TaskRunning {
+		s.updateCurr(pc)
+		t.vruntime = parent.vruntime
+	}
+	s.place(pc, t, true)
+	t.vruntime -= pc.minVruntime
 }
 
 // ReserveTasks sets aside n tasks of the MaxTasks limit for a workload

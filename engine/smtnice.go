@@ -41,9 +41,13 @@ func (s *Sim) chargeO1Slice(t *Task, delta int64) {
 // smtNiceHolds is the dependent-sleeper test: would a sibling running q
 // hold back p? Integer arithmetic in ticks, as the patch did, so a nice
 // -20 task (200 ms) holds a nice 19 one (10 ms) until 12 ms are left:
-// 12·85/100 = 10 is no longer above 10.
+// 12·85/100 = 10 is no longer above 10. The patch tests "p->mm &&
+// smt_curr->mm" first: kernel threads (mm 0 here) are never held and
+// never hold — "kernel threads do not delay lower priority user tasks"
+// (Con's mail). Its other half, rescheduling a lower-priority sibling when
+// p is picked, has no mm test and stays as it is in dependentSleeper.
 func (s *Sim) smtNiceHolds(q, p *Task) bool {
-	if q == nil || p.Nice <= q.Nice {
+	if q == nil || q.mm == 0 || p.mm == 0 || p.Nice <= q.Nice {
 		return false
 	}
 	left := (q.o1Left + s.tickNS - 1) / s.tickNS

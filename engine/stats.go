@@ -37,10 +37,12 @@ type Stats struct {
 	lbHotSkipped   int64
 	activeBalances int64
 
-	srqPushes, srqPops        int64
-	srqLockAcq, srqLockWaitNS int64
-	srqLockHoldNS             int64
-	numaMigrations            int64
+	srqPushes, srqPops         int64
+	srqLockAcq, srqLockWaitNS  int64
+	srqLockHoldNS              int64
+	srqContended, srqLineXfers int64
+	srqHeadBlocked             int64
+	numaMigrations             int64
 
 	// Placements made by select_idle_cpu, per CPU (spread of the search).
 	sisPlacements []int64

@@ -155,15 +155,17 @@ func (c *Ctx) Finish() {
 	}
 }
 
-// Spawn forks a new task into the caller's workload (fork + exec): fork
-// balancing places it starting from the caller's CPU, and, like the O(1)
-// scheduler's sched_fork, the child takes half of the parent's remaining
-// timeslice (only SMT_NICE reads it). The program is responsible for the
-// CPU cost of fork/exec (a Run before or after).
+// Spawn forks a new task into the caller's workload (fork + exec): the
+// child's vruntime starts from the caller's (task_fork_fair), fork
+// balancing places it starting from the caller's CPU, which is also its
+// first recent_used_cpu, and, like the O(1) scheduler's sched_fork, the
+// child takes half of the parent's remaining timeslice (only SMT_NICE
+// reads it). The program is responsible for the CPU cost of fork/exec (a
+// Run before or after).
 func (c *Ctx) Spawn(spec TaskSpec) (TaskID, error) {
 	parent := c.task
 	spec.ParentCPU = parent.cpu
-	id, err := c.sim.Spawn(WorkloadID(parent.workload), spec)
+	id, err := c.sim.spawn(WorkloadID(parent.workload), spec, parent)
 	if err != nil {
 		return id, err
 	}
@@ -271,6 +273,9 @@ func (t *Task) State() TaskState { return t.state }
 
 // CPU returns the CPU the task is on or last ran on.
 func (t *Task) CPU() int { return t.cpu }
+
+// Kthread reports whether the task is a kernel thread (no address space).
+func (t *Task) Kthread() bool { return t.mm == 0 }
 
 // Weight returns the task's load weight.
 func (t *Task) Weight() int64 { return t.weight }

@@ -352,15 +352,21 @@ func (s *Sim) selectIdleCPU(p *Task, llc *machine.Domain, target int, d *Decisio
 			nr = 4
 		}
 	}
-	if s.k.On(knob.SIS_UTIL) {
+	// LN_SEARCH replaces the system-wide depth outright — SIS_PROP's,
+	// SIS_BOUND's and SIS_UTIL's, including SIS_UTIL's "overloaded: no
+	// scan" verdict — because the point of latency-nice is that a task can
+	// ask for the whole LLC to be scanned however busy it looks (PeterZ,
+	// RESEND thread: "some people _really_ want the whole L3 mask
+	// scanned"). testdata/wakeup/sis_util_ln.txt shows both directions.
+	switch {
+	case s.k.On(knob.LN_SEARCH):
+		nr = s.latencyNiceDepth(p, llc, target) + 1 // the loop pre-decrements
+	case s.k.On(knob.SIS_UTIL):
 		nr = s.llcs[s.topo.LLC[target]].nrIdleScan + 1
 		if nr == 1 {
 			d.SISLimit = 1
 			return -1 // the LLC is judged overloaded: no scan at all
 		}
-	}
-	if s.k.On(knob.LN_SEARCH) {
-		nr = s.latencyNiceDepth(p, llc, target) + 1 // the loop pre-decrements
 	}
 	d.SISCalled = true
 	d.SISLimit = int(min(nr, math.MaxInt32))

@@ -18,6 +18,8 @@ const (
 	LN_SKIP_CORE
 	SMT_NICE
 	SHARED_RUNQ
+	SRQ_LLC_SHARD
+	SRQ_OVERLOAD
 	NUMA_BALANCING
 	WA_IDLE
 	WA_WEIGHT
@@ -109,17 +111,21 @@ var table = [numKnobs]Def{
 	SIS_TARGET_CORE: {Name: "SIS_TARGET_CORE", Kind: Bool, Group: Feature, Default: 0, Max: 1,
 		Doc: "select_idle_cpu first probes the target's own SMT siblings, then the window — Parth Shah's diff in the review of patch 5/7"},
 	SIS_UTIL: {Name: "SIS_UTIL", Kind: Bool, Group: Feature, Default: 0, Max: 1,
-		Doc: "select_idle_cpu probes nr_idle_scan CPUs, computed from LLC utilisation at the LLC-level periodic balance (v6.0 Chen Yu); overrides SIS_PROP's nr"},
+		Doc: "select_idle_cpu probes nr_idle_scan CPUs, computed from LLC utilisation at the LLC-level periodic balance (v6.0 Chen Yu); overrides SIS_PROP's nr; 0 means no scan unless LN_SEARCH is on"},
 	LN_SEARCH: {Name: "LN_SEARCH", Kind: Bool, Group: Feature, Default: 0, Max: 1,
-		Doc: "latency-nice sets select_idle_cpu's depth: W+(L-W)·(19-ln)/39 CPUs (-20 whole LLC, 19 one core); overrides SIS_PROP/SIS_BOUND's nr — RESEND thread"},
+		Doc: "latency-nice sets select_idle_cpu's depth: W+(L-W)·(19-ln)/39 CPUs (-20 whole LLC, 19 one core); replaces SIS_PROP/SIS_BOUND/SIS_UTIL's nr, even SIS_UTIL's no-scan verdict — RESEND thread"},
 	LN_PREEMPT: {Name: "LN_PREEMPT", Kind: Bool, Group: Feature, Default: 0, Max: 1,
-		Doc: "wakeup preemption test shifted by (curr.ln - wakee.ln)·sched_latency/20 of vruntime: lower latency-nice preempts sooner — RESEND thread (PeterZ)"},
+		Doc: "latency offset = latency_nice·(sched_latency/2)/20 shifts wakeup/tick preemption: negative offsets count relative to curr's (-20 preempts sooner), a positive one delays its own preemption; capped at sched_latency/2 - min_gran — Guittot latency-nice v12 5/8"},
 	LN_SKIP_CORE: {Name: "LN_SKIP_CORE", Kind: Bool, Group: Feature, Default: 0, Max: 1,
 		Doc: "latency-tolerant tasks (latency-nice > 0) skip select_idle_core — RESEND thread (Parth Shah)"},
 	SMT_NICE: {Name: "SMT_NICE", Kind: Bool, Group: Feature, Default: 0, Max: 1,
 		Doc: "a lower-priority task may not run beside a higher-priority sibling until that one's O(1) timeslice left ×(100-per_cpu_gain)/100 ≤ its own timeslice — smt-nice-2004"},
 	SHARED_RUNQ: {Name: "SHARED_RUNQ", Kind: Enum, Group: Feature, Default: SharedRunqOff, Max: 2, Values: []string{"off", "wakeup", "all"},
-		Doc: "per-LLC sharded FIFO of runnable tasks filled on wakeup (or every enqueue); a newly idle CPU pops from it first — shared-runqueue thread (2023)"},
+		Doc: "per-LLC sharded FIFO of runnable tasks filled on wakeup (or every enqueue); a newly idle CPU takes the head of its shard if allowed, else tries the next shard — v3 (Vernet, Aug 2023)"},
+	SRQ_LLC_SHARD: {Name: "SRQ_LLC_SHARD", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "SHARED_RUNQ: one shard per LLC, ignoring shard_size (K Prateek Nayak's tests set SHARED_RUNQ_SHARD_SZ to the LLC size, 16 on Zen3)"},
+	SRQ_OVERLOAD: {Name: "SRQ_OVERLOAD", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "SHARED_RUNQ: pull only while the root domain is overloaded, and skip shards whose overload flag (set when one of its runqueues reaches 2 tasks, cleared when found empty) is clear — K Prateek Nayak"},
 	NUMA_BALANCING: {Name: "NUMA_BALANCING", Kind: Bool, Group: Feature, Default: 1, Max: 1,
 		Doc: "automatic NUMA balancing (kernel.numa_balancing=1, on by default on RHEL/OL 2-socket servers in 2019): a task off its memory's node moves to a free CPU there; the balancer resists moving it away"},
 	WA_IDLE: {Name: "WA_IDLE", Kind: Bool, Group: Feature, Default: 1, Max: 1,

@@ -69,7 +69,7 @@ func buildNoise(b *Builder) error {
 			}
 			th := &noiseThread{meanSleep: engine.Second / hz, meanRun: b.Int("kthread_us") * engine.Microsecond}
 			ts := b.TaskSpec(fmt.Sprintf("kworker/%d", c), th)
-			ts.Memory = engine.MemNone
+			ts.Kthread = true // no mm: no mm_switch, never SMT_NICE-held (implies MemNone)
 			ts.Allowed = cpumask.Of(tp.NCPU, c)
 			ts.ParentCPU = c
 			if _, err := b.Spawn(ts); err != nil {
