@@ -54,7 +54,7 @@ import (
 // the shard line depends on how many other CPUs touch it:
 //   - nobody else touched it since this core last held it: the line is
 //     still in this core's L1/L2 (SMT siblings share them) and the
-//     acquisition saves that transfer — the hold is srq_lock_ns − probe_ns;
+//     acquisition saves that transfer — the hold is srq_lock_ns − line_llc_ns;
 //   - one or more other CPUs touched it (a lock holder, or an unlocked
 //     list_empty() peek by a CPU going idle, which leaves a shared copy the
 //     next writer must invalidate): one transfer, already in srq_lock_ns —
@@ -72,9 +72,9 @@ import (
 //     waiter queues behind every hold ahead of it. (A ticket lock, where
 //     every waiter polls the line, would make the handoff itself grow with
 //     the number of waiters.)
-// One transfer is priced at probe_ns, which each preset already gives as
-// the cost of pulling one runqueue cache line from another core of the
-// LLC; nothing here is fitted to a table.
+// One transfer is priced at line_llc_ns, the preset's measured
+// core-to-core latency inside an LLC (the shard never leaves it); nothing
+// here is fitted to a table.
 
 type srqShard struct {
 	list []*Task
@@ -159,7 +159,7 @@ func (s *Sim) srqReady(cpu int) int64 { return max(s.now, s.srqBusy[cpu]) }
 func (s *Sim) srqPeek(sh *srqShard, cpu int) int64 {
 	cost := int64(0)
 	if !s.srqCoreHasLine(sh, cpu) {
-		cost = s.k.Get(knob.ProbeNS)
+		cost = s.k.Get(knob.LineLLCNS)
 		s.stats.srqLineXfers++
 	}
 	sh.sharers.Set(cpu)
@@ -174,7 +174,7 @@ func (s *Sim) srqPeek(sh *srqShard, cpu int) int64 {
 // cpu has to wait through become contended and grow (the model above); the
 // CPUs that own them pay the extra.
 func (s *Sim) srqLock(sh *srqShard, cpu int, writes int64) int64 {
-	xfer := s.k.Get(knob.ProbeNS)
+	xfer := s.k.Get(knob.LineLLCNS)
 	ready := s.srqReady(cpu)
 	done := 0
 	for done < len(sh.holds) && sh.holds[done].end <= ready {

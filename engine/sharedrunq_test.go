@@ -8,13 +8,13 @@ import (
 
 // The shard lock's cost model (sharedrunq.go): an uncontended hold that
 // fetches the shard line from another core costs srq_lock_ns; one whose
-// line never left this core saves that transfer (srq_lock_ns − probe_ns);
+// line never left this core saves that transfer (srq_lock_ns − line_llc_ns);
 // a hold during which another CPU waits grows by one transfer per later
 // write of the line (2 for a push or pop) — once, however many wait — and
 // waiters queue FIFO behind every hold ahead of them.
 func TestSharedRunqLockCostGrowsWithContention(t *testing.T) {
 	s := newSim(t, smallSpec(1, 8, 1, 8, "interleaved"), 1, "SHARED_RUNQ", "all", "shard_size", "8")
-	L, T := s.k.Get(knob.SRQLockNS), s.k.Get(knob.ProbeNS)
+	L, T := s.k.Get(knob.SRQLockNS), s.k.Get(knob.LineLLCNS)
 	sh := &s.srqShards(0)[0]
 
 	// Three CPUs at the same instant: A holds, B and C queue.
@@ -82,10 +82,10 @@ func TestSharedRunqOverloadGate(t *testing.T) {
 		s.RunUntil(Millisecond)
 		// q is woken onto busy CPU 2: it waits there, listed in shard 1.
 		q := sleeper(s, "q", 2)
-		s.activate(q, s.cpus[2], 2, s.now, 0)
+		s.activate(q, s.cpus[2], 2, s.now)
 		// p is woken onto idle CPU 0 (shard 0), which has not run it yet.
 		p := sleeper(s, "p", 0)
-		s.activate(p, s.cpus[0], 0, s.now, 0)
+		s.activate(p, s.cpus[0], 0, s.now)
 		if p.srqShard != 0 || q.srqShard != 1 {
 			t.Fatalf("p on shard %d, q on shard %d, want 0 and 1", p.srqShard, q.srqShard)
 		}
