@@ -21,6 +21,9 @@ type Result struct {
 	Migrations MigrationsOut          `json:"migrations"`
 	Balance    engine.BalanceStats    `json:"balance"`
 	SharedRunq engine.SharedRunqStats `json:"shared_runq"`
+	// Hardware is the layer under the scheduler: idle-state residency,
+	// IPIs and polling wakeups, cache refills after migrations.
+	Hardware engine.HardwareStats `json:"hardware"`
 	CPUBusyPct float64                `json:"cpu_busy_pct"`
 	PerCPUBusy []float64              `json:"cpu_busy_pct_per_cpu"`
 	Events     int64                  `json:"events"`
@@ -73,6 +76,10 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 		Preset: c.Preset, Machine: sim.Topology().Spec.Name, Seed: c.Seed, Runs: 1,
 		DurationS: dur, Knobs: sim.Knobs().Map(), Events: sim.Events(), SimWallS: round(wallS, 3),
 		Migrations: sim.Migrations(), Balance: sim.Balance(), SharedRunq: sim.SharedRunq(),
+		Hardware: sim.Hardware(),
+	}
+	for i := range r.Hardware.IdleStates {
+		r.Hardware.IdleStates[i].ResidencyPct = round(r.Hardware.IdleStates[i].ResidencyPct, 2)
 	}
 	if r.Preset == "" {
 		r.Preset = r.Machine

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"schedplay/engine"
 	"schedplay/engine/histo"
 	"schedplay/engine/knob"
 	"schedplay/scenario"
@@ -39,6 +40,16 @@ func writeText(w io.Writer, cfg scenario.Config, r *scenario.Result) {
 	fmt.Fprintf(w, "  chosen by: %s\n", stageLine(s.StageCalls))
 	m := r.Migrations
 	fmt.Fprintf(w, "migrations: smt %d, llc %d, cross_llc %d, cross_socket %d\n", m.SMT, m.LLC, m.CrossLLC, m.CrossSocket)
+	h := r.Hardware
+	cr := h.CacheRefillUS
+	fmt.Fprintf(w, "  cache refill after them (usec): smt %d, llc %d, cross_llc %d, cross_socket %d\n", cr.SMT, cr.LLC, cr.CrossLLC, cr.CrossSocket)
+	var idle []string
+	for _, st := range h.IdleStates {
+		idle = append(idle, fmt.Sprintf("%s %.1f%% (%d entries)", st.Name, st.ResidencyPct, st.Entries))
+	}
+	fmt.Fprintf(w, "idle states (share of all CPU time): %s\n", strings.Join(idle, ", "))
+	fmt.Fprintf(w, "wakeup delivery: %d IPIs sent, %d polling CPUs woken without one, %d via wake_list (%d rode on an earlier IPI), %d pinned wakeups (no select_task_rq_fair)\n",
+		h.IPIsSent, h.PollWakeups, h.QueuedWakeups, h.IPIsSaved, h.PinnedWakeups)
 	b := r.Balance
 	fmt.Fprintf(w, "load balance: %d passes, %d tasks moved, %d active balances; %d context switches\n", b.Calls, b.Moved, b.ActiveBalances, b.CtxSwitches)
 	fmt.Fprintf(w, "cpu busy: %.2f%% (mean over CPUs)\n", r.CPUBusyPct)
@@ -62,7 +73,7 @@ func stageLine(m map[string]int64) string {
 }
 
 func stageOrder() []string {
-	return []string{"target", "prev", "recent_used_cpu", "select_idle_core", "select_idle_cpu", "select_idle_smt", "busy_target", "no_llc", "fallback"}
+	return engine.StageNames()
 }
 
 func writeKnobDiff(w io.Writer, m map[string]any) {
