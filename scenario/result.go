@@ -23,11 +23,11 @@ type Result struct {
 	SharedRunq engine.SharedRunqStats `json:"shared_runq"`
 	// Hardware is the layer under the scheduler: idle-state residency,
 	// IPIs and polling wakeups, cache refills after migrations.
-	Hardware engine.HardwareStats `json:"hardware"`
-	CPUBusyPct float64                `json:"cpu_busy_pct"`
-	PerCPUBusy []float64              `json:"cpu_busy_pct_per_cpu"`
-	Events     int64                  `json:"events"`
-	SimWallS   float64                `json:"sim_wall_s"`
+	Hardware   engine.HardwareStats `json:"hardware"`
+	CPUBusyPct float64              `json:"cpu_busy_pct"`
+	PerCPUBusy []float64            `json:"cpu_busy_pct_per_cpu"`
+	Events     int64                `json:"events"`
+	SimWallS   float64              `json:"sim_wall_s"`
 }
 
 // WorkloadOut is one workload's metrics.
