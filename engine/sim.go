@@ -75,6 +75,7 @@ type Sim struct {
 	srq           [][]srqShard // SHARED_RUNQ: per LLC, its shards
 	overloaded    bool         // root_domain->overload
 	nohzNext      int64        // nohz.next_balance
+	lb            lbState      // load-balancer state and scratch (balance.go)
 
 	stats    Stats
 	trace    decisionRing
@@ -87,7 +88,6 @@ type Sim struct {
 	probeBuf []int
 	scanMask cpumask.Mask
 	dec      Decision
-	lbCands  []*Task
 	ctx      Ctx
 }
 
@@ -414,6 +414,7 @@ func (s *Sim) Spawn(w WorkloadID, spec TaskSpec) (TaskID, error) {
 		}
 		t.memNode = spec.MemNode
 	}
+	t.forkedAt = s.now
 	t.numaNext = s.now + s.k.Get(knob.NUMAScanDelayMS)*Millisecond
 	// New tasks start with load = weight (kernel-reference.md §3.6).
 	t.load.avg = t.weight
