@@ -1,21 +1,31 @@
 package engine
 
 import (
-	"math"
-	"sort"
-
 	"schedplay/engine/cpumask"
 	"schedplay/engine/knob"
 	"schedplay/engine/machine"
 )
 
-// Load balancing (kernel-reference.md §3): the scheduler tick, periodic
-// balance per domain level at the kernel's intervals (v5.2 parameters:
-// busy_factor 32, imbalance_pct 110/117/125), NOHZ idle balance on behalf of
-// tickless idle CPUs, newly-idle balance gated by avg_idle, active balance
-// of a running task after repeated failures, and fork placement
-// (find_idlest_cpu). Group classification and imbalance types follow the
-// post-v5.5 rules, which the reference recommends as the single model.
+// Load balancing as the v5.2 kernel does it (kernel-reference.md §3; read
+// against v5.2.1 kernel/sched/fair.c, linux-5.2.1 mirror commit
+// fc4ec72ddfe7848ad451612b56fc6429879e8d7e). The files:
+//
+//   - balance.go: the tick (trigger_load_balance), rebalance_domains,
+//     load_balance with its outcomes (nr_balance_failed, balance_interval,
+//     active balance), should_we_balance and the cost of a pass;
+//   - balance_groups.go: find_busiest_group before the v5.5 rework
+//     (update_sg_lb_stats, group_classify, update_sd_pick_busiest,
+//     calculate_imbalance, fix_small_imbalance) and find_busiest_queue;
+//   - balance_detach.go: detach_tasks and can_migrate_task (task_hot,
+//     migrate_degrades_locality, the pinned-task flags);
+//   - balance_idle.go: idle_balance (newly idle) and the NOHZ idle balance
+//     kicked by a busy CPU and paid for by the kicked CPU;
+//   - balance_fork.go: fork placement (find_idlest_cpu).
+//
+// Domain parameters are v5.2's sd_init values (machine.newDomain). The
+// kernel's sched_feat defaults of v5.2 apply: LB_BIAS off (so source_load
+// and target_load are both weighted_cpuload, whatever the load index),
+// LB_MIN off, CACHE_HOT_BUDDY on.
 
 type idleType uint8
 
@@ -25,32 +35,71 @@ const (
 	cpuNewlyIdle
 )
 
-type groupClass uint8
+// lb_env flags (v5.2.1 kernel/sched/fair.c, LBF_*).
+type lbFlags uint8
 
 const (
-	groupHasSpare groupClass = iota
-	groupFullyBusy
-	groupOverloaded
+	lbfAllPinned lbFlags = 1 << iota
+	lbfDstPinned
+	lbfSomePinned
 )
-
-type migrationType uint8
 
 const (
-	migrateLoad migrationType = iota
-	migrateUtil
-	migrateTask
+	// nrMigrateBreak is sched_nr_migrate_break: detach_tasks takes a
+	// breather (drops the runqueue lock) every 32 tasks examined.
+	nrMigrateBreak = 32
+	// maxPinnedIntervalMS is MAX_PINNED_INTERVAL: how far balance_interval
+	// may back off when every task was pinned.
+	maxPinnedIntervalMS = 512
 )
 
-type groupStats struct {
-	mask       cpumask.Mask
-	nr         int
-	load, util int64
-	idleCPUs   int
-	weight     int
-	capacity   int64
-	avgLoad    int64
-	class      groupClass
-	local      bool
+// lbState is the balancer's own state and scratch space.
+type lbState struct {
+	// seq orders each runqueue's cfs_tasks list: a task gets the next
+	// number when it is put at the head (enqueue, pick, or skipped by
+	// detach_tasks), so the tail is the lowest number.
+	seq int64
+	// sgImb is sched_group_capacity->imbalance, shared by every CPU that
+	// sees the group: indexed by level × NCPU + the group's first CPU.
+	sgImb []bool
+	// scratch, reused so a balance pass does not allocate
+	cpus     cpumask.Mask // env->cpus
+	cands    []*Task
+	detached []*Task
+
+	nohzKicks int64 // ILB kicks that ran a NOHZ idle balance
+	ilbNS     int64 // CPU time the kicked CPUs spent on it
+}
+
+func (s *Sim) lbInit() {
+	if s.lb.cpus.Len() == 0 {
+		s.lb.cpus = cpumask.New(s.topo.NCPU)
+		s.lb.sgImb = make([]bool, (int(machine.LevelNUMA)+1)*s.topo.NCPU)
+	}
+}
+
+// sgImbalance is sg_imbalanced's flag for the group of level whose first
+// CPU is first.
+func (s *Sim) sgImbalance(level machine.Level, first int) *bool {
+	s.lbInit()
+	return &s.lb.sgImb[int(level)*s.topo.NCPU+first]
+}
+
+// cfsListAdd puts t at the head of its runqueue's cfs_tasks list
+// (account_entity_enqueue's list_add, pick_next_task_fair's list_move):
+// the list is most-recently-used first, and detach_tasks walks it from
+// the tail.
+func (s *Sim) cfsListAdd(t *Task) {
+	s.lb.seq++
+	t.cfsSeq = s.lb.seq
+}
+
+// takeBalanceLeft is what is left of the balancing an idle CPU was still
+// doing when it switches to a task: the task waits for it.
+func (s *Sim) takeBalanceLeft(c *cpu) int64 {
+	d := max(0, c.balanceUntil-s.now)
+	c.balanceUntil = 0
+	return d
 }
 
 // onTick is scheduler_tick on a busy CPU.
@@ -71,8 +120,13 @@ func (s *Sim) onTick(c *cpu) {
 	}
 	s.numaCheck(c)
 	if s.k.On(knob.LB_PERIODIC) {
+		// trigger_load_balance: SCHED_SOFTIRQ when the CPU's balance is
+		// due (its cost is stolen from the running task), then
+		// nohz_balancer_kick.
 		if s.now >= c.nextBalance {
-			s.rebalanceDomains(c, cpuNotIdle)
+			if cost := s.rebalanceDomains(c, cpuNotIdle, c, s.now); cost > 0 && c.curr != nil {
+				s.steal(c, cost)
+			}
 		}
 		s.nohzBalancerKick(c)
 	}
@@ -81,217 +135,283 @@ func (s *Sim) onTick(c *cpu) {
 	}
 }
 
-// balanceIntervalNS is get_sd_balance_interval.
+// balanceIntervalNS is get_sd_balance_interval: balance_interval ms, ×
+// busy_factor on a busy CPU, in jiffies (msecs_to_jiffies rounds up),
+// clamped to [1, max_load_balance_interval = HZ·ncpus/10].
 func (s *Sim) balanceIntervalNS(dom *machine.Domain, ds *domState, busy bool) int64 {
 	ms := ds.balanceIntervalMS
 	if busy {
 		ms *= int64(dom.BusyFactor)
 	}
-	j := ms * Millisecond / s.tickNS
+	j := (ms*Millisecond + s.tickNS - 1) / s.tickNS
 	maxJ := s.k.Get(knob.HZ) * int64(s.topo.NCPU) / 10
 	j = min(max(j, 1), max(maxJ, 1))
 	return j * s.tickNS
 }
 
-// rebalanceDomains walks c's domains bottom-up and balances those whose
-// interval has expired.
-func (s *Sim) rebalanceDomains(c *cpu, it idleType) {
+// rebalanceDomains is v5.2's rebalance_domains for c: each domain level,
+// bottom-up, is balanced when its interval has expired; max_newidle_lb_cost
+// decays by 253/256 once a second and rq->max_idle_balance_cost follows
+// the sum over the levels. payer is the CPU doing the work (c itself, or
+// the kicked ILB for a tickless idle c), at the time it starts. It returns
+// the CPU time the passes took.
+func (s *Sim) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
 	next := s.now + 60*Second
+	updateNext := false
 	cont := true
-	busy := it == cpuNotIdle
+	needDecay := false
 	maxCost := int64(0)
+	cost := int64(0)
 	for i, dom := range c.domains() {
 		ds := &c.doms[i]
-		// max_newidle_lb_cost decays by 253/256 once a second.
-		if s.now >= ds.nextDecay {
+		if s.now > ds.nextDecay {
 			ds.maxNewidleLBCost = ds.maxNewidleLBCost * 253 / 256
 			ds.nextDecay = s.now + Second
+			needDecay = true
 		}
-		maxCost = max(maxCost, ds.maxNewidleLBCost)
+		maxCost += ds.maxNewidleLBCost
 		if !cont {
-			continue
+			// Another CPU of the local group balances the levels above;
+			// keep walking only to decay their costs.
+			if needDecay {
+				continue
+			}
+			break
 		}
-		interval := s.balanceIntervalNS(dom, ds, busy)
+		interval := s.balanceIntervalNS(dom, ds, it != cpuIdle)
+		// SD_SERIALIZE (NUMA level): the kernel's global "balancing"
+		// trylock never fails here, passes run one at a time.
 		if s.now >= ds.lastBalance+interval {
-			if s.loadBalance(c, i, it, &cont) > 0 {
+			moved, t := s.loadBalance(c, i, it, &cont, payer, at+cost)
+			cost += t
+			if moved > 0 {
+				// Tasks were pulled: c is no longer idle for the
+				// levels above.
 				it = cpuNotIdle
-				if c.curr == nil && c.nr == 0 {
+				if c.idle() {
 					it = cpuIdle
 				}
-				busy = it == cpuNotIdle
 			}
 			ds.lastBalance = s.now
-			interval = s.balanceIntervalNS(dom, ds, busy)
+			interval = s.balanceIntervalNS(dom, ds, it != cpuIdle)
 		}
-		next = min(next, ds.lastBalance+interval)
+		if next > ds.lastBalance+interval {
+			next = ds.lastBalance + interval
+			updateNext = true
+		}
 	}
-	c.maxIdleBalanceCost = max(s.k.Get(knob.SchedMigrationCost), maxCost)
-	c.nextBalance = next
+	if needDecay {
+		c.maxIdleBalanceCost = max(s.k.Get(knob.SchedMigrationCost), maxCost)
+	}
+	if updateNext {
+		c.nextBalance = next
+		if it == cpuIdle && s.nohzNext > c.nextBalance {
+			s.nohzNext = c.nextBalance
+		}
+	}
+	return cost
 }
 
-// nohzBalancerKick lets a busy CPU with waiting tasks wake an idle CPU to
-// balance on behalf of all tickless idle CPUs whose balance is due.
-func (s *Sim) nohzBalancerKick(c *cpu) {
-	if s.now < s.nohzNext {
-		return
+// shouldWeBalance is should_we_balance: newly idle CPUs always balance;
+// otherwise only the first idle CPU of the local group (its first CPU when
+// none is idle) balances this level and the ones above.
+func (s *Sim) shouldWeBalance(env *lbEnv) bool {
+	if !env.cpus.Test(env.dst.id) {
+		return false
 	}
-	// Kick when this CPU has tasks waiting, or when its LLC has more than
-	// one busy CPU (packed SMT cores may be spread, or load moved to a
-	// less loaded LLC).
-	if c.nr < 2 && s.llcBusyCPUs(c.id) < 2 {
-		return
-	}
-	next := s.now + 60*Second
-	found := false
-	for _, o := range s.cpus {
-		if !o.idle() {
-			continue
-		}
-		found = true
-		if s.now >= o.nextBalance {
-			s.rebalanceDomains(o, cpuIdle)
-		}
-		next = min(next, o.nextBalance)
-	}
-	if !found {
-		next = s.now + s.tickNS
-	}
-	s.nohzNext = max(next, s.now+s.tickNS)
-}
-
-// llcBusyCPUs is sd_llc_shared->nr_busy_cpus: the CPUs of cpu's LLC that
-// are running something.
-func (s *Sim) llcBusyCPUs(cpu int) int {
-	n := 0
-	span := s.topo.LLCOf(cpu)
-	for id := span.First(); id >= 0; id = span.Next(id + 1) {
-		if s.cpus[id].curr != nil {
-			n++
-		}
-	}
-	return n
-}
-
-// shouldWeBalance: for periodic balance only the first idle CPU of the
-// local group (or its first CPU when none is idle) balances this level.
-func (s *Sim) shouldWeBalance(c *cpu, local cpumask.Mask, it idleType) bool {
-	if it == cpuNewlyIdle {
+	if env.idle == cpuNewlyIdle {
 		return true
 	}
-	for id := local.First(); id >= 0; id = local.Next(id + 1) {
-		if s.cpus[id].idle() {
-			return id == c.id
+	g := env.sd.Groups[env.localIdx]
+	for id := g.First(); id >= 0; id = g.Next(id + 1) {
+		if env.cpus.Test(id) && s.cpus[id].idle() {
+			return id == env.dst.id
 		}
 	}
-	return local.First() == c.id
+	return g.First() == env.dst.id
 }
 
-// lbCost is the simulated CPU time of one load_balance pass over dom.
+// lbCost is the simulated CPU time of one find_busiest_group pass over dom
+// (update_sd_lb_stats reads every CPU of the span).
 func (s *Sim) lbCost(dom *machine.Domain) int64 {
 	return s.k.Get(knob.LBBaseNS) + s.k.Get(knob.LBCPUNS)*int64(dom.Span.Weight())
 }
 
-// loadBalance is load_balance() for dst c at level di. It returns the
-// number of tasks moved to c.
-func (s *Sim) loadBalance(c *cpu, di int, it idleType, cont *bool) int {
-	dom := c.domains()[di]
-	ds := &c.doms[di]
-	if it == cpuNotIdle && c.curr != nil {
-		s.steal(c, s.lbCost(dom))
-	}
-	s.stats.lbCalls++
-	var stats [64]groupStats
-	groups := stats[:0]
-	if len(dom.Groups) > len(stats) {
-		groups = make([]groupStats, 0, len(dom.Groups))
-	}
-	localIdx := -1
-	for _, g := range dom.Groups {
-		gs := s.groupStats(g, dom)
-		if g.Test(c.id) {
-			gs.local = true
-			localIdx = len(groups)
-		}
-		groups = append(groups, gs)
-	}
-	if di == len(c.domains())-1 {
-		// Root domain: refresh the overload indicator.
-		s.overloaded = false
-		for _, o := range s.cpus {
-			if o.nr > 1 {
-				s.overloaded = true
-				break
-			}
-		}
-	}
-	local := &groups[localIdx]
-	if !s.shouldWeBalance(c, local.mask, it) {
-		*cont = false
-		s.balanced(ds, dom, it)
-		return 0
-	}
-	if it != cpuNewlyIdle && di == s.topo.LLCDomainIdx[c.id] {
-		// SIS_UTIL: the LLC-level periodic balance refreshes the scan depth.
-		sum := int64(0)
-		for i := range groups {
-			sum += groups[i].util
-		}
-		s.llcs[s.topo.LLC[c.id]].nrIdleScan = nrIdleScan(sum, int64(dom.Span.Weight()), dom.ImbalancePct)
-	}
-	busiest := -1
-	for i := range groups {
-		if i == localIdx || groups[i].nr == 0 {
-			continue
-		}
-		if busiest < 0 || s.busierGroup(&groups[i], &groups[busiest]) {
-			busiest = i
-		}
-	}
-	if busiest < 0 {
-		s.balanced(ds, dom, it)
-		return 0
-	}
-	b := &groups[busiest]
-	mt, imbalance, ok := s.calculateImbalance(dom, it, local, b)
-	if !ok || imbalance <= 0 {
-		s.balanced(ds, dom, it)
-		return 0
-	}
-	src := s.findBusiestQueue(b, mt, imbalance, c)
-	if src == nil {
-		s.balanced(ds, dom, it)
-		return 0
-	}
-	moved := s.detachAttach(src, c, dom, ds, mt, imbalance, it)
-	if moved > 0 {
-		ds.nrBalanceFailed = 0
-		ds.balanceIntervalMS = dom.MinIntervalMS
-		s.stats.lbMoved += int64(moved)
-		return moved
-	}
-	if it != cpuNewlyIdle {
-		ds.nrBalanceFailed++
-	}
-	if ds.nrBalanceFailed > dom.CacheNiceTries+2 && src.curr != nil && src.curr.allowed.Test(c.id) &&
-		src.pushTo < 0 && src.nr == 1 {
-		// Active balance: the stopper on src pushes its running task to c.
-		src.pushTo = c.id
-		src.needResched = true
-		s.kick(src, s.now+s.k.Get(knob.IPINS))
-		ds.nrBalanceFailed = dom.CacheNiceTries + 1
-		s.stats.activeBalances++
-		return 0
-	}
-	if it != cpuNewlyIdle && ds.balanceIntervalMS < dom.MaxIntervalMS {
-		ds.balanceIntervalMS *= 2
-	}
-	return 0
+// lbCostSkip is the cost of a load_balance call that stops at
+// should_we_balance, which only looks at the local group.
+func (s *Sim) lbCostSkip(g cpumask.Mask) int64 {
+	return s.k.Get(knob.LBBaseNS) + s.k.Get(knob.LBCPUNS)*int64(g.Weight())
 }
 
-// nrIdleScan is update_idle_cpu_scan (kernel-reference.md §1.7): the
-// number of CPUs select_idle_cpu may probe, from the LLC's summed
-// utilisation (0..1024 per CPU): 0 once per-CPU utilisation reaches
-// 1024·100/pct (85.5% at imbalance_pct 117).
+// groupIndex returns the index of the group of dom holding cpu.
+func groupIndex(dom *machine.Domain, cpu int) int {
+	for i, g := range dom.Groups {
+		if g.Test(cpu) {
+			return i
+		}
+	}
+	panic("engine: cpu outside its own domain")
+}
+
+// newLBEnv sets up the lb_env of a load_balance pass of c at level di.
+func (s *Sim) newLBEnv(c *cpu, di int, it idleType, payer *cpu, at int64) lbEnv {
+	s.lbInit()
+	doms := c.domains()
+	env := lbEnv{sd: doms[di], ds: &c.doms[di], this: c, dst: c, idle: it, cpus: s.lb.cpus,
+		loopBreak: nrMigrateBreak, fbq: fbqAll, payer: payer, at: at}
+	if di > 0 {
+		env.child = doms[di-1]
+	}
+	env.localIdx = groupIndex(env.sd, c.id)
+	env.dstGrp = env.sd.Groups[env.localIdx]
+	env.cpus.CopyFrom(env.sd.Span) // ∩ cpu_active_mask: every CPU is active
+	env.llc = di == s.topo.LLCDomainIdx[c.id]
+	env.root = di == len(doms)-1
+	return env
+}
+
+// loadBalance is v5.2's load_balance() for this CPU c at domain level di.
+// payer is the CPU doing the work and at the time it does this pass (they
+// decide when pulled tasks can start). It returns the number of tasks
+// moved and the CPU time the pass took.
+func (s *Sim) loadBalance(c *cpu, di int, it idleType, cont *bool, payer *cpu, at int64) (int, int64) {
+	env := s.newLBEnv(c, di, it, payer, at)
+	doms := c.domains()
+	dom, ds := env.sd, env.ds
+	// The parent's group holding this domain's span: its imbalance flag
+	// tells the level above that pinning defeated this one.
+	var parentImb *bool
+	if di+1 < len(doms) {
+		parentImb = s.sgImbalance(doms[di+1].Level, dom.Span.First())
+	}
+	s.stats.lbCalls++
+
+	var (
+		cost   int64
+		moved  int
+		src    *cpu
+		sds    sdStats
+		active bool
+	)
+redo:
+	if !s.shouldWeBalance(&env) {
+		cost += s.lbCostSkip(env.dstGrp)
+		*cont = false
+		goto outBalanced
+	}
+	cost += s.lbCost(dom)
+	sds = sdStats{}
+	if !s.findBusiestGroup(&env, &sds) {
+		goto outBalanced
+	}
+	src = s.findBusiestQueue(&env, &sds.busiest)
+	if src == nil {
+		goto outBalanced
+	}
+	env.src = src
+	if src.nr > 1 {
+		// A single task (the running one) cannot be detached; with
+		// nr_running ≤ 1 the pass counts as failed, which is what
+		// leads to active balancing.
+		env.flags |= lbfAllPinned
+		env.loopMax = min(int(s.k.Get(knob.SchedNrMigrate)), src.nr)
+	moreBalance:
+		moved += s.detachTasks(&env)
+		if env.flags&lbfDstPinned != 0 && env.imbalance > 0 {
+			// Tasks that may not run on this CPU may run on another
+			// CPU of the local group: move them there instead.
+			env.cpus.Clear(env.dst.id)
+			env.dst = s.cpus[env.newDst]
+			env.flags &^= lbfDstPinned
+			env.loop, env.loopBreak = 0, nrMigrateBreak
+			goto moreBalance
+		}
+		if parentImb != nil && env.flags&lbfSomePinned != 0 && env.imbalance > 0 {
+			*parentImb = true
+		}
+		if env.flags&lbfAllPinned != 0 {
+			// Every task of src is pinned away from us: forget src
+			// and look again while CPUs outside the local group
+			// remain.
+			env.cpus.Clear(src.id)
+			if !env.cpus.SubsetOf(env.dstGrp) {
+				env.loop, env.loopBreak = 0, nrMigrateBreak
+				goto redo
+			}
+			goto outAllPinned
+		}
+	}
+	if moved == 0 {
+		// Newly idle passes are frequent: they do not count as failures
+		// (which would make cache-hot tasks movable and trigger active
+		// balances too easily).
+		if it != cpuNewlyIdle {
+			ds.nrBalanceFailed++
+		}
+		if s.needActiveBalance(&env) {
+			if src.curr == nil || !src.curr.allowed.Test(c.id) {
+				env.flags |= lbfAllPinned
+				goto outOnePinned
+			}
+			if src.pushTo < 0 {
+				// active_load_balance_cpu_stop: the stopper on src
+				// pushes its task to this CPU.
+				src.pushTo = c.id
+				src.needResched = true
+				s.kick(src, at+s.k.Get(knob.IPINS))
+				s.stats.activeBalances++
+				active = true
+			}
+			// We've kicked active balancing: force task migration.
+			ds.nrBalanceFailed = dom.CacheNiceTries + 1
+		}
+	} else {
+		ds.nrBalanceFailed = 0
+		s.stats.lbMoved += int64(moved)
+	}
+	if !active {
+		// Unbalanced (whether or not something moved): balance this
+		// level again soon. (voluntary_active_balance is never true
+		// here: CPU capacity is never reduced by RT/IRQ time.)
+		ds.balanceIntervalMS = dom.MinIntervalMS
+	} else if ds.balanceIntervalMS < dom.MaxIntervalMS {
+		ds.balanceIntervalMS *= 2
+	}
+	return moved, cost
+
+outBalanced:
+	// Balanced despite any affinity constraints: clear the imbalance
+	// flag the level above may have been told about.
+	if parentImb != nil {
+		*parentImb = false
+	}
+outAllPinned:
+	ds.nrBalanceFailed = 0
+outOnePinned:
+	// idle_balance ignores balance intervals; backing off on its passes
+	// would make the interval skyrocket.
+	if it == cpuNewlyIdle {
+		return 0, cost
+	}
+	if (env.flags&lbfAllPinned != 0 && ds.balanceIntervalMS < maxPinnedIntervalMS) ||
+		ds.balanceIntervalMS < dom.MaxIntervalMS {
+		ds.balanceIntervalMS *= 2
+	}
+	return 0, cost
+}
+
+// needActiveBalance is need_active_balance: after more than
+// cache_nice_tries+2 failed periodic passes the running task itself is
+// pushed. (Its voluntary cases — asym packing, misfit tasks, a source CPU
+// whose capacity RT/IRQ time reduced — cannot arise in this model.)
+func (s *Sim) needActiveBalance(env *lbEnv) bool {
+	return env.ds.nrBalanceFailed > env.sd.CacheNiceTries+2
+}
+
+// nrIdleScan is update_idle_cpu_scan (kernel-reference.md §1.7, a later
+// kernel's SIS_UTIL): the number of CPUs select_idle_cpu may probe, from
+// the LLC's summed utilisation (0..1024 per CPU): 0 once per-CPU
+// utilisation reaches 1024·100/pct (85.5% at imbalance_pct 117).
 func nrIdleScan(sumUtil, llcWeight, pct int64) int64 {
 	x := sumUtil / llcWeight
 	t := min(x*x*pct*pct/(10000*1024), 1024)
@@ -299,388 +419,34 @@ func nrIdleScan(sumUtil, llcWeight, pct int64) int64 {
 	return y * llcWeight / 1024
 }
 
-// balanced is the out_balanced path.
-func (s *Sim) balanced(ds *domState, dom *machine.Domain, it idleType) {
-	ds.nrBalanceFailed = 0
-	if it != cpuNewlyIdle && ds.balanceIntervalMS < dom.MaxIntervalMS {
-		ds.balanceIntervalMS *= 2
-	}
-}
+// wakeForPulled makes dst notice a task moved onto it by the stopper or an
+// affinity change (as if pulled by dst itself, now).
+func (s *Sim) wakeForPulled(dst *cpu, t *Task) { s.wakeForPulledAt(dst, t, nil, s.now) }
 
-func (s *Sim) groupStats(g cpumask.Mask, dom *machine.Domain) groupStats {
-	gs := groupStats{mask: g}
-	for id := g.First(); id >= 0; id = g.Next(id + 1) {
-		o := s.cpus[id]
-		gs.nr += o.nr
-		gs.load += o.runnableLoad.at(s.now)
-		gs.util += o.util.at(s.now)
-		if o.idle() {
-			gs.idleCPUs++
-		}
-		gs.weight++
-	}
-	gs.capacity = int64(gs.weight) * 1024
-	gs.avgLoad = gs.load * 1024 / gs.capacity
-	// nr > weight means tasks are waiting however low the recent
-	// utilisation is (the kernel's runnable_avg test); otherwise spare
-	// capacity is judged from utilisation against imbalance_pct.
-	switch {
-	case gs.nr > gs.weight:
-		gs.class = groupOverloaded
-	case gs.nr < gs.weight || gs.capacity*100 > gs.util*dom.ImbalancePct:
-		gs.class = groupHasSpare
-	default:
-		gs.class = groupFullyBusy
-	}
-	return gs
-}
-
-// busierGroup reports whether a is busier than b (update_sd_pick_busiest).
-func (s *Sim) busierGroup(a, b *groupStats) bool {
-	if a.class != b.class {
-		return a.class > b.class
-	}
-	switch a.class {
-	case groupOverloaded, groupFullyBusy:
-		return a.avgLoad > b.avgLoad
-	}
-	if a.idleCPUs != b.idleCPUs {
-		return a.idleCPUs < b.idleCPUs
-	}
-	return a.nr > b.nr
-}
-
-// calculateImbalance is find_busiest_group's balance test followed by
-// calculate_imbalance.
-func (s *Sim) calculateImbalance(dom *machine.Domain, it idleType, local, b *groupStats) (migrationType, int64, bool) {
-	if local.class > b.class {
-		return 0, 0, false
-	}
-	if b.class != groupOverloaded {
-		if it == cpuNotIdle {
-			return 0, 0, false
-		}
-		preferSibling := dom.PreferSibling && local.class == groupHasSpare && b.nr > local.nr+1
-		if !preferSibling {
-			if b.weight > 1 && local.idleCPUs <= b.idleCPUs+1 {
-				return 0, 0, false
-			}
-			if b.nr <= 1 {
-				return 0, 0, false
-			}
-		}
-	}
-	if local.class == groupHasSpare {
-		if b.class == groupOverloaded && !dom.ShareLLC {
-			// Fill spare capacity.
-			imb := max(local.capacity, local.util) - local.util
-			if it != cpuNotIdle && imb == 0 {
-				return migrateTask, 1, true
-			}
-			return migrateUtil, imb, true
-		}
-		if b.weight == 1 || dom.PreferSibling {
-			return migrateTask, int64(max(0, b.nr-local.nr) / 2), true
-		}
-		return migrateTask, int64(max(0, local.idleCPUs-b.idleCPUs) / 2), true
-	}
-	if local.class == groupOverloaded || b.class == groupOverloaded {
-		if local.class < groupOverloaded {
-			// local fully busy: compute the domain average over both.
-			local.avgLoad = local.load * 1024 / local.capacity
-		}
-		if 100*b.avgLoad <= dom.ImbalancePct*local.avgLoad {
-			return 0, 0, false
-		}
-		avg := (b.load + local.load) * 1024 / (b.capacity + local.capacity)
-		imb := min((b.avgLoad-avg)*b.capacity, (avg-local.avgLoad)*local.capacity) / 1024
-		return migrateLoad, imb, imb > 0
-	}
-	return 0, 0, false
-}
-
-// findBusiestQueue picks the source runqueue inside the busiest group.
-func (s *Sim) findBusiestQueue(b *groupStats, mt migrationType, imbalance int64, dst *cpu) *cpu {
-	var best *cpu
-	var bestVal int64 = -1
-	for id := b.mask.First(); id >= 0; id = b.mask.Next(id + 1) {
-		o := s.cpus[id]
-		if o.nr == 0 {
-			continue
-		}
-		var v int64
-		switch mt {
-		case migrateLoad:
-			l := o.runnableLoad.at(s.now)
-			if o.nr == 1 && l > imbalance {
-				continue
-			}
-			v = l
-		case migrateUtil:
-			if o.nr <= 1 {
-				continue
-			}
-			v = o.util.at(s.now)
-		case migrateTask:
-			v = int64(o.nr)
-		}
-		if v > bestVal {
-			best, bestVal = o, v
-		}
-	}
-	return best
-}
-
-// detachAttach moves queued tasks from src to dst (detach_tasks +
-// attach_tasks), least recently run first, skipping pinned and cache-hot
-// tasks.
-func (s *Sim) detachAttach(src, dst *cpu, dom *machine.Domain, ds *domState, mt migrationType, imbalance int64, it idleType) int {
-	if src.nr <= 1 || len(src.tree) == 0 {
-		return 0
-	}
-	cands := append(s.lbCands[:0], src.tree...)
-	defer func() { clear(cands); s.lbCands = cands[:0] }()
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].execStart != cands[j].execStart {
-			return cands[i].execStart < cands[j].execStart
-		}
-		return cands[i].ID < cands[j].ID
-	})
-	nrMigrate := int(s.k.Get(knob.SchedNrMigrate))
-	moved := 0
-	for loop, t := range cands {
-		if loop >= nrMigrate || imbalance <= 0 {
-			break
-		}
-		// Never leave an idle-side pull with the source empty: it would
-		// be pulled back (detach_tasks' livelock guard).
-		if it != cpuNotIdle && src.nr <= 1 {
-			break
-		}
-		if !s.canMigrate(t, src, dst, dom, ds) {
-			continue
-		}
-		switch mt {
-		case migrateLoad:
-			l := t.load.at(s.now)
-			if l>>min(ds.nrBalanceFailed, 62) > imbalance {
-				continue
-			}
-			imbalance -= l
-		case migrateUtil:
-			u := t.util.at(s.now)
-			if u > imbalance {
-				continue
-			}
-			imbalance -= u
-		case migrateTask:
-			imbalance--
-		}
-		s.detachQueued(src, t, dst)
-		s.attachQueued(dst, t, dst)
-		moved++
-		if it != cpuNewlyIdle {
-			s.wakeForPulled(dst, t)
-		}
-	}
-	return moved
-}
-
-// wakeForPulled makes dst notice a task pulled onto it by periodic or
-// NOHZ balance (newly idle balance picks it directly).
-func (s *Sim) wakeForPulled(dst *cpu, t *Task) {
+// wakeForPulledAt is attach_task's check_preempt_curr for a task that
+// payer attached to dst at time at: an idle dst is woken by an IPI (and
+// leaves its C-state) unless it is the CPU doing the balancing; a busy
+// one is preempted if the task should run first. Newly idle balance picks
+// its pulled tasks directly and does not come here.
+func (s *Sim) wakeForPulledAt(dst *cpu, t *Task, payer *cpu, at int64) {
+	remote := payer != nil && payer != dst
 	if dst.curr == nil {
-		s.kick(dst, s.now+s.idleWakeDelay(dst, s.actor))
+		if payer == dst {
+			s.kick(dst, at)
+			return
+		}
+		from := s.actor
+		if payer != nil {
+			from = payer.id
+		}
+		s.kick(dst, at+s.idleWakeDelay(dst, from))
 		return
 	}
 	if s.checkPreemptWakeup(dst, t) {
 		dst.needResched = true
-		s.kick(dst, s.now)
-	}
-}
-
-// canMigrate is can_migrate_task.
-func (s *Sim) canMigrate(t *Task, src, dst *cpu, dom *machine.Domain, ds *domState) bool {
-	if !t.allowed.Test(dst.id) || t.state != TaskRunnable {
-		return false
-	}
-	hot := s.taskHot(t, src, dst, dom) || s.degradesLocality(t, src, dst, dom)
-	if !hot || ds.nrBalanceFailed > dom.CacheNiceTries {
-		return true
-	}
-	s.stats.lbHotSkipped++
-	return false
-}
-
-// taskHot: a task that ran within sched_migration_cost (or is a buddy) is
-// cache hot; SMT siblings share the cache so nothing is hot there.
-func (s *Sim) taskHot(t *Task, src, dst *cpu, dom *machine.Domain) bool {
-	if dom.Level == machine.LevelSMT {
-		return false
-	}
-	if dst.nr > 0 && (t == src.nextBuddy || t == src.lastBuddy) {
-		return true
-	}
-	mc := s.k.Get(knob.SchedMigrationCost)
-	if mc == 0 {
-		return false
-	}
-	return s.now-t.execStart < mc
-}
-
-// newidleBalance is idle_balance(): a CPU about to go idle tries to pull
-// work, level by level, while its expected idle time covers the cost. It
-// returns the CPU time the balancing took.
-func (s *Sim) newidleBalance(c *cpu, skipLLC bool) int64 {
-	if c.avgIdle < s.k.Get(knob.SchedMigrationCost) || !s.overloaded {
-		return 0
-	}
-	cost := int64(0)
-	cont := true
-	for i, dom := range c.domains() {
-		ds := &c.doms[i]
-		if skipLLC && dom.ShareLLC {
-			continue // the shared runqueue already covered the LLC
+		if remote {
+			at += s.k.Get(knob.IPINS)
 		}
-		if c.avgIdle < cost+ds.maxNewidleLBCost {
-			break
-		}
-		t := s.lbCost(dom)
-		pulled := s.loadBalance(c, i, cpuNewlyIdle, &cont)
-		ds.maxNewidleLBCost = max(ds.maxNewidleLBCost, t)
-		cost += t
-		if pulled > 0 || c.nr > 0 {
-			c.idleStamp = 0
-			break
-		}
+		s.kick(dst, at)
 	}
-	c.maxIdleBalanceCost = max(c.maxIdleBalanceCost, cost)
-	return cost
-}
-
-// findIdlestCPU is v5.2's find_idlest_cpu for fork placement: from the
-// top domain of cpu down, find_idlest_group picks a group clearly less
-// loaded than the local one, then its idlest CPU, and the walk continues
-// below that level from the new CPU.
-func (s *Sim) findIdlestCPU(t *Task, cpu int) int {
-	if !t.allowed.Test(cpu) {
-		cpu = s.fallbackCPU(t, cpu)
-	}
-	newCPU := cpu
-	level := len(s.topo.Domains[cpu]) - 1
-	for level >= 0 {
-		dom := s.topo.Domains[cpu][level]
-		g, ok := s.findIdlestGroup(dom, t, cpu)
-		if !ok {
-			level--
-			continue
-		}
-		newCPU = s.findIdlestGroupCPU(g, t, cpu)
-		if newCPU == cpu {
-			level--
-			continue
-		}
-		w := dom.Span.Weight()
-		cpu = newCPU
-		level = -1
-		for i, d := range s.topo.Domains[cpu] {
-			if d.Span.Weight() >= w {
-				break
-			}
-			level = i
-		}
-	}
-	return newCPU
-}
-
-// findIdlestGroup is v5.2's find_idlest_group on the fork path (spare
-// capacity is skipped there: a new task has no utilisation yet). Groups
-// are compared by runnable load per unit of capacity, with a margin of
-// imbalance = 1024·(imbalance_pct−100)/100; when runnable loads are within
-// that margin, the load including blocked tasks (avg_load) decides with
-// imbalance_scale. Across NUMA nodes the local node is kept unless the
-// remote one is lighter by more than the margin, which on a lightly
-// loaded machine keeps a forking process's threads on its own node.
-func (s *Sim) findIdlestGroup(dom *machine.Domain, t *Task, this int) (cpumask.Mask, bool) {
-	imbalance := 1024 * (dom.ImbalancePct - 100) / 100
-	imbalanceScale := 100 + (dom.ImbalancePct-100)/2
-	const unset = int64(math.MaxInt64)
-	var idlest cpumask.Mask
-	found := false
-	minRunnable, minAvg := unset, unset
-	thisRunnable, thisAvg := unset, unset
-	for _, g := range dom.Groups {
-		if !g.Intersects(t.allowed) {
-			continue
-		}
-		var runnable, avg, capacity int64
-		for id := g.First(); id >= 0; id = g.Next(id + 1) {
-			o := s.cpus[id]
-			runnable += o.runnableLoad.at(s.now)
-			avg += o.loadAvg.at(s.now)
-			capacity += 1024
-		}
-		runnable = runnable * 1024 / capacity
-		avg = avg * 1024 / capacity
-		if g.Test(this) {
-			thisRunnable, thisAvg = runnable, avg
-			continue
-		}
-		switch {
-		case minRunnable == unset || minRunnable > runnable+imbalance:
-			minRunnable, minAvg = runnable, avg
-			idlest, found = g, true
-		case runnable < minRunnable+imbalance && 100*minAvg > imbalanceScale*avg:
-			minAvg = avg
-			idlest, found = g, true
-		}
-	}
-	if !found {
-		return idlest, false
-	}
-	if thisRunnable == unset {
-		// this CPU's group is not allowed: any allowed group will do.
-		return idlest, true
-	}
-	if dom.Level == machine.LevelNUMA && minRunnable+imbalance >= thisRunnable {
-		return idlest, false
-	}
-	if minRunnable > thisRunnable+imbalance {
-		return idlest, false
-	}
-	if thisRunnable < minRunnable+imbalance && 100*thisAvg < imbalanceScale*minAvg {
-		return idlest, false
-	}
-	return idlest, true
-}
-
-// findIdlestGroupCPU is find_idlest_group_cpu: an idle CPU in the
-// shallowest C-state (most recently idle on ties), else the allowed CPU
-// with the least runnable load (this CPU if none is lighter).
-func (s *Sim) findIdlestGroupCPU(g cpumask.Mask, t *Task, this int) int {
-	if g.Weight() == 1 {
-		return g.First()
-	}
-	best, bestExit, bestSince := -1, int64(-1), int64(-1)
-	least, leastLoad := this, int64(math.MaxInt64)
-	for id := g.First(); id >= 0; id = g.Next(id + 1) {
-		if !t.allowed.Test(id) {
-			continue
-		}
-		o := s.cpus[id]
-		if o.idle() {
-			e := s.declaredExitUS(o)
-			if best < 0 || e < bestExit || (e == bestExit && o.idleSince > bestSince) {
-				best, bestExit, bestSince = id, e, o.idleSince
-			}
-			continue
-		}
-		if l := o.runnableLoad.at(s.now); best < 0 && l < leastLoad {
-			least, leastLoad = id, l
-		}
-	}
-	if best >= 0 {
-		return best
-	}
-	return least
 }

@@ -72,6 +72,10 @@ type cpu struct {
 	// pendingOverhead is CPU time an idle CPU owes (e.g. shared-runqueue
 	// lock work); the next task it switches to pays it first.
 	pendingOverhead int64
+	// balanceUntil: an idle CPU still busy balancing (an unsuccessful
+	// newidle pass, or the NOHZ idle balance it runs as the kicked ILB)
+	// until then; a task it switches to earlier waits for the rest.
+	balanceUntil int64
 	// lastMM is the address space loaded on the CPU (kept while idle).
 	lastMM int
 	// polluted is the cache refill the next non-polluting task to run on
@@ -477,7 +481,7 @@ func (s *Sim) schedule(c *cpu) {
 			s.hooks.OnSwitch(c.id, prev, next)
 		}
 	}
-	next.switchLeft += overhead + c.pendingOverhead
+	next.switchLeft += overhead + c.pendingOverhead + s.takeBalanceLeft(c)
 	c.pendingOverhead = 0
 	c.segStart = s.now
 	c.rate = s.smtRate(c)
@@ -549,6 +553,7 @@ func (s *Sim) setCurr(c *cpu, t *Task) {
 	defer s.updateConservation(c)
 	t.state = TaskRunning
 	t.execStart = s.now
+	s.cfsListAdd(t)
 	t.prevSumExec = t.sumExec
 	t.util.set(s.now, 1024)
 	c.util.set(s.now, 1024)

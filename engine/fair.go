@@ -155,6 +155,7 @@ func (s *Sim) accountEnqueue(c *cpu, t *Task) {
 	c.runnableLoad.add(s.now, t.load.at(s.now), t.weight)
 	s.attachLoad(c, t)
 	c.loadAvg.add(s.now, 0, t.weight)
+	s.cfsListAdd(t)
 	if c.nr >= 2 {
 		s.overloaded = true
 	}

@@ -152,7 +152,9 @@ func (s *Sim) onIdleInterrupt(c *cpu) {
 // due (an idle CPU never kicks the NOHZ balancer itself).
 func (s *Sim) idleTick(c *cpu) {
 	if s.k.On(knob.LB_PERIODIC) && s.now >= c.nextBalance {
-		s.rebalanceDomains(c, cpuIdle)
+		// Its own CPU time: a task that arrives meanwhile waits for it.
+		cost := s.rebalanceDomains(c, cpuIdle, c, s.now)
+		c.balanceUntil = max(c.balanceUntil, s.now+cost)
 	}
 }
 

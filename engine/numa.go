@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"schedplay/engine/knob"
-	"schedplay/engine/machine"
-)
+import "schedplay/engine/knob"
 
 // Automatic NUMA balancing, reduced to what moves tasks: the kernel's NUMA
 // hinting faults tell a task which node holds the memory it touches, and
@@ -95,15 +92,6 @@ func (s *Sim) numaTooImbalanced(t *Task, src, dst int) bool {
 	}
 	oldImb := origDst*100 - origSrc*pct
 	return imb > oldImb
-}
-
-// degradesLocality is migrate_degrades_locality: moving t from src to dst
-// takes it off its memory's node.
-func (s *Sim) degradesLocality(t *Task, src, dst *cpu, dom *machine.Domain) bool {
-	if !s.k.On(knob.NUMA_BALANCING) || t.memNode < 0 || dom.Level != machine.LevelNUMA {
-		return false
-	}
-	return s.topo.Socket[src.id] == t.memNode && s.topo.Socket[dst.id] != t.memNode
 }
 
 // NUMAMigrations counts moves made by NUMA balancing.

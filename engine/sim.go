@@ -98,6 +98,7 @@ type Sim struct {
 	srqBusy       []int64      // SHARED_RUNQ: per CPU, until when shard-lock work occupies it
 	overloaded    bool         // root_domain->overload
 	nohzNext      int64        // nohz.next_balance
+	lb            lbState      // load-balancer state and scratch (balance.go)
 
 	stats    Stats
 	trace    decisionRing
@@ -110,7 +111,6 @@ type Sim struct {
 	probeBuf []int
 	scanMask cpumask.Mask
 	dec      Decision
-	lbCands  []*Task
 	ctx      Ctx
 }
 
@@ -474,6 +474,7 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 		}
 		t.memNode = spec.MemNode
 	}
+	t.forkedAt = s.now
 	t.numaNext = s.now + s.k.Get(knob.NUMAScanDelayMS)*Millisecond
 	// New tasks start with load = weight (kernel-reference.md §3.6).
 	t.load.avg = t.weight

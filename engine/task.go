@@ -250,11 +250,13 @@ type Task struct {
 	memNode       int   // NUMA node of the task's memory, -1 unknown/none
 	memPolicy     Memory
 	numaNext      int64  // NUMA_BALANCING: next placement check
+	forkedAt      int64  // when the task was created
 	srqLLC        int    // SHARED_RUNQ: the LLC and shard whose list holds the task
 	srqShard      int    // -1 when on no list
 	load          signal // runnable weight
 	util          signal // running ×1024
 	loadCPU       int    // CPU whose load_avg holds this task's load, or -1
+	cfsSeq        int64  // position in its runqueue's cfs_tasks list (higher = nearer the head)
 
 	// Statistics.
 	migrations int64

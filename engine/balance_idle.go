@@ -1,0 +1,158 @@
+package engine
+
+import "schedplay/engine/knob"
+
+// Balancing by CPUs that are idle or about to be: v5.2's idle_balance
+// (newly idle) and the NOHZ idle balance (nohz_balancer_kick, kick_ilb,
+// _nohz_idle_balance in v5.2.1 kernel/sched/fair.c).
+
+// newidleBalance is idle_balance(): a CPU about to go idle tries to pull
+// work, level by level, while its average idle time covers the cost so
+// far plus the level's max_newidle_lb_cost. It is skipped when avg_idle is
+// below sysctl_sched_migration_cost or no CPU has a task waiting
+// (root_domain->overload). It returns the CPU time the balancing took;
+// when nothing was pulled the CPU spends that time before it is really
+// idle (balanceUntil), so a wakeup meanwhile waits for the rest.
+// skipLLC leaves out the levels the shared runqueue already covered.
+func (s *Sim) newidleBalance(c *cpu, skipLLC bool) int64 {
+	doms := c.domains()
+	if len(doms) == 0 {
+		return 0
+	}
+	next := s.now + Second // jiffies + HZ
+	if c.avgIdle < s.k.Get(knob.SchedMigrationCost) || !s.overloaded {
+		next = min(next, s.idleNextBalance(c, 0))
+		c.nextBalance = min(c.nextBalance, next)
+		return 0
+	}
+	cost := int64(0)
+	for i, dom := range doms {
+		ds := &c.doms[i]
+		if skipLLC && dom.ShareLLC {
+			continue
+		}
+		if c.avgIdle < cost+ds.maxNewidleLBCost {
+			next = min(next, s.idleNextBalance(c, i))
+			break
+		}
+		cont := true
+		pulled, t := s.loadBalance(c, i, cpuNewlyIdle, &cont, c, s.now+cost)
+		// The kernel times each level with sched_clock; here a pass
+		// costs what it is charged.
+		ds.maxNewidleLBCost = max(ds.maxNewidleLBCost, t)
+		cost += t
+		next = min(next, s.idleNextBalance(c, i))
+		if pulled > 0 || c.nr > 0 {
+			break
+		}
+	}
+	c.maxIdleBalanceCost = max(c.maxIdleBalanceCost, cost)
+	if c.nr > 0 {
+		c.idleStamp = 0
+	} else {
+		c.balanceUntil = max(c.balanceUntil, s.now+cost)
+	}
+	c.nextBalance = min(c.nextBalance, next)
+	return cost
+}
+
+// idleNextBalance is update_next_balance's candidate for level i: its last
+// balance plus the idle (not busy) interval.
+func (s *Sim) idleNextBalance(c *cpu, i int) int64 {
+	ds := &c.doms[i]
+	return ds.lastBalance + s.balanceIntervalNS(c.domains()[i], ds, false)
+}
+
+// nohzBalancerKick is v5.2's nohz_balancer_kick on a busy CPU's tick:
+// once nohz.next_balance has passed, an idle CPU is kicked to balance on
+// behalf of every tickless idle CPU when this CPU has a task waiting
+// (nr_running ≥ 2) or its LLC has more than one busy CPU
+// (sd_llc_shared->nr_busy_cpus > 1: packed SMT cores may be spread, or
+// load moved to a less loaded LLC). The capacity, misfit and asym-packing
+// reasons never apply here.
+func (s *Sim) nohzBalancerKick(c *cpu) {
+	if s.now < s.nohzNext {
+		return
+	}
+	if c.nr < 2 && s.llcBusyCPUs(c.id) <= 1 {
+		return
+	}
+	ilb := s.findNewILB()
+	if ilb == nil {
+		return // nohz.nr_cpus == 0: no CPU is tickless idle
+	}
+	s.kickILB(ilb)
+}
+
+// findNewILB is find_new_ilb: the first idle CPU. Every idle CPU here has
+// stopped its tick, so nohz.idle_cpus_mask is the set of idle CPUs.
+func (s *Sim) findNewILB() *cpu {
+	for _, o := range s.cpus {
+		if o.idle() {
+			return o
+		}
+	}
+	return nil
+}
+
+// kickILB is kick_ilb followed by the kicked CPU's _nohz_idle_balance.
+// The kicked CPU leaves idle for the IPI (exit latency), then walks every
+// other idle CPU in CPU order, running rebalance_domains on behalf of
+// those whose balance is due, and finally balances for itself. All of
+// that is its own CPU time: tasks pulled onto other CPUs start after the
+// work that preceded their pass, and the kicked CPU is busy until it has
+// finished (balanceUntil). The walk is simulated at the kick, with the
+// machine as it is then.
+func (s *Sim) kickILB(ilb *cpu) {
+	s.nohzNext += s.tickNS // nohz.next_balance++: one kick per jiffy
+	if ilb.balanceUntil > s.now {
+		return // its NOHZ_KICK_MASK is still set: no second IPI
+	}
+	s.lb.nohzKicks++
+	start := s.now + s.k.Get(knob.IPINS) + s.exitLatency(ilb)
+	t := start
+	next := s.now + 60*Second
+	updateNext := false
+	aborted := false
+	for _, o := range s.cpus {
+		if o == ilb || !o.idle() {
+			continue
+		}
+		if !ilb.idle() {
+			// Work arrived for the kicked CPU (need_resched): it
+			// stops; the next kick picks the rest up.
+			aborted = true
+			break
+		}
+		t += s.k.Get(knob.LBCPUNS) // update_nohz_stats, the next_balance check
+		if s.now >= o.nextBalance {
+			t += s.rebalanceDomains(o, cpuIdle, ilb, t)
+		}
+		if next > o.nextBalance {
+			next = o.nextBalance
+			updateNext = true
+		}
+	}
+	if !aborted {
+		t += s.rebalanceDomains(ilb, cpuIdle, ilb, t)
+	}
+	if updateNext {
+		s.nohzNext = next
+	}
+	ilb.balanceUntil = t
+	s.lb.ilbNS += t - start
+}
+
+// llcBusyCPUs is sd_llc_shared->nr_busy_cpus: the CPUs of cpu's LLC that
+// are running something (the kernel counts a CPU busy from its first busy
+// tick until its tick stops again: close to the same set).
+func (s *Sim) llcBusyCPUs(cpu int) int {
+	n := 0
+	span := s.topo.LLCOf(cpu)
+	for id := span.First(); id >= 0; id = span.Next(id + 1) {
+		if s.cpus[id].curr != nil {
+			n++
+		}
+	}
+	return n
+}
