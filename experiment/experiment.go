@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"schedplay/engine"
+	"schedplay/engine/workload"
 	"schedplay/presets"
 	"schedplay/scenario"
 )
@@ -75,6 +76,17 @@ func Config(e *presets.Experiment, i int, size presets.Size) scenario.Config {
 	}
 	if size.DurationS > 0 {
 		d = min(d, size.DurationS)
+	}
+	if len(size.Workload) > 0 {
+		scaled := make([]string, len(wl))
+		for j, w := range wl {
+			s, err := workload.WithKeys(w, size.Workload)
+			if err != nil {
+				s = w // a bad spec is reported when the arm is built
+			}
+			scaled[j] = s
+		}
+		wl = scaled
 	}
 	return scenario.Config{Preset: m, Workloads: wl, Knobs: sets, Seed: 1, Duration: int64(d * float64(engine.Second))}
 }

@@ -45,10 +45,12 @@ type Experiment struct {
 	KnownFail string `json:"known_fail"`
 }
 
-// Size is a duration and seed count.
+// Size is a duration and seed count, and workload keys to override (the
+// quick size of an experiment may run fewer loops of the same tool).
 type Size struct {
-	DurationS float64 `json:"duration_s"`
-	Seeds     int     `json:"seeds"`
+	DurationS float64           `json:"duration_s"`
+	Seeds     int               `json:"seeds"`
+	Workload  map[string]string `json:"workload"`
 }
 
 // Arm is one configuration of an experiment; empty fields take the

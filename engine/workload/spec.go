@@ -361,3 +361,35 @@ func (b *Builder) parentCPU() int {
 
 // Spawn creates a task.
 func (b *Builder) Spawn(ts engine.TaskSpec) (engine.TaskID, error) { return b.Sim.Spawn(b.ID, ts) }
+
+// WithKeys returns spec text with the given keys set (replaced where
+// present, appended otherwise), for experiments that run a smaller size of
+// the same invocation (fewer hackbench loops, say). Keys the kind does not
+// take are left out, so one override can serve arms of several kinds.
+func WithKeys(text string, keys map[string]string) (string, error) {
+	sp, err := Parse(text)
+	if err != nil {
+		return "", err
+	}
+	k := registry[sp.Kind]
+	names := make([]string, 0, len(keys))
+	for n := range keys {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if k.key(n) == nil {
+			continue
+		}
+		found := false
+		for i := range sp.Params {
+			if sp.Params[i].Key == n {
+				sp.Params[i].Value, found = keys[n], true
+			}
+		}
+		if !found {
+			sp.Params = append(sp.Params, Param{Key: n, Value: keys[n]})
+		}
+	}
+	return sp.String(), nil
+}
