@@ -5,8 +5,8 @@ import "schedplay/engine/knob"
 // Automatic NUMA balancing, reduced to what moves tasks: the kernel's NUMA
 // hinting faults tell a task which node holds the memory it touches, and
 // task_numa_migrate moves a task running elsewhere to a CPU on that node
-// (an idle one, in this model) when that does not widen the load imbalance
-// between the nodes, retrying every scan period/16 while it stays
+// (an idle one, in this model) when that does not make the load imbalance
+// between the nodes worse, retrying every scan period/16 while it stays
 // misplaced. Threads of one process share their process's memory (its
 // numa_group), so a multi-threaded benchmark is drawn together onto the
 // node of its memory; a separate process's memory is where it first ran.
@@ -61,14 +61,14 @@ func (s *Sim) numaCheck(c *cpu) {
 	}
 }
 
-// numaTooImbalanced is load_too_imbalanced of task_numa_compare (v5.2):
-// moving t from node src to node dst is allowed when the nodes' runnable
-// loads afterwards are within imbalance_pct (112 = half of NUMA's 25%
-// above 100) of each other, or when the move does not make the imbalance
-// worse. Node capacities are equal here. So a process is drawn onto its
-// memory's node while that node can take it.
+// numaTooImbalanced is load_too_imbalanced of task_numa_find_cpu (v5.2.1
+// kernel/sched/fair.c at fc4ec72d): moving t from node src to node dst
+// is refused when it would make the capacity-corrected difference between
+// the nodes' runnable loads larger than it is now ("would this change
+// make things worse?"). Older kernels allowed a move that left the nodes
+// within imbalance_pct of each other; v5.2 does not. Node capacities are
+// equal here.
 func (s *Sim) numaTooImbalanced(t *Task, src, dst int) bool {
-	const pct = 112
 	nodeLoad := func(n int) int64 {
 		span := s.topo.SocketSpan[n]
 		sum := int64(0)
@@ -79,19 +79,8 @@ func (s *Sim) numaTooImbalanced(t *Task, src, dst int) bool {
 	}
 	origSrc, origDst := nodeLoad(src), nodeLoad(dst)
 	l := t.load.at(s.now)
-	srcLoad, dstLoad := origSrc-l, origDst+l
-	if dstLoad < srcLoad {
-		srcLoad, dstLoad = dstLoad, srcLoad
-	}
-	imb := dstLoad*100 - srcLoad*pct
-	if imb <= 0 {
-		return false
-	}
-	if origDst < origSrc {
-		origSrc, origDst = origDst, origSrc
-	}
-	oldImb := origDst*100 - origSrc*pct
-	return imb > oldImb
+	abs := func(x int64) int64 { return max(x, -x) }
+	return abs((origDst+l)-(origSrc-l)) > abs(origDst-origSrc)
 }
 
 // NUMAMigrations counts moves made by NUMA balancing.
