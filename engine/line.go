@@ -16,20 +16,33 @@ import (
 //     and the writer (line_smt/llc/cross_llc/cross_socket_ns);
 //   - read since (Shared): an LLC hit for a reader in the writer's LLC
 //     (l3_hit_ns), otherwise still a transfer from that LLC;
-//   - a transfer already in flight (another CPU fetching or writing the
-//     line): the access waits for it first, since the line's home agent
-//     serves one request at a time.
+//   - a transfer in flight at that moment (another CPU fetching or
+//     writing the line): the access waits for the rest of it, since the
+//     line's home agent serves one request at a time.
 //
 // Under overload the owners rewrite their lines at every enqueue, dequeue
-// and switch, so nearly every probe is a transfer, and probes of a line
-// that several wakers want at once queue behind each other: that is how
-// the search gets expensive on a busy machine, and more so across sockets.
+// and switch, so more probes find them written and pay a transfer, and a
+// probe that arrives while another waker is fetching the line waits: that
+// is how the search gets dearer on a busy machine, and more so across
+// sockets. A search's probes are priced at decision time at the moments
+// they would happen (the decision time plus the earlier probes' cost), so
+// a transfer only delays accesses that fall inside its own window; the
+// wait is at most one transfer (requests are not queued several deep).
 
 // line is the coherence state of one runqueue's hot line.
 type line struct {
-	owner     int32 // CPU that last wrote it
-	dirty     bool  // written since anyone else read it
-	busyUntil int64 // a transfer of the line is in flight until then
+	owner int32 // CPU that last wrote it
+	dirty bool  // written since anyone else read it
+	// The last transfer of the line occupies [xferFrom, xferTo).
+	xferFrom, xferTo int64
+}
+
+// waitAt is how long an access at time at waits for a transfer in flight.
+func (l *line) waitAt(at int64) int64 {
+	if at >= l.xferFrom && at < l.xferTo {
+		return l.xferTo - at
+	}
+	return 0
 }
 
 // initLineCosts caches the per-distance transfer costs.
@@ -55,13 +68,13 @@ func (s *Sim) readLine(r int, c *cpu, at int64) int64 {
 	if owner == r {
 		return 0
 	}
-	wait := max(0, l.busyUntil-at)
+	wait := l.waitAt(at)
 	var x int64
 	switch d := s.topo.Distance(r, owner); {
 	case l.dirty:
 		x = s.lineCost[d]
 		l.dirty = false
-		l.busyUntil = at + wait + x
+		l.xferFrom, l.xferTo = at+wait, at+wait+x
 	case d == machine.SameCore || d == machine.SameLLC:
 		x = min(s.l3HitNS, s.lineCost[d])
 	default:
@@ -71,20 +84,18 @@ func (s *Sim) readLine(r int, c *cpu, at int64) int64 {
 }
 
 // writeLine is CPU w writing c's runqueue line at time at (an enqueue,
-// dequeue or switch under c's rq lock); it returns what the write cost w.
-// The owner's own writes to a line it holds cost nothing extra (the store
-// buffer hides them), but they make the line dirty again.
+// dequeue or switch under c's rq lock); it returns what the write cost w:
+// a remote writer fetches the line from its last writer. The owner's own
+// writes cost nothing extra (the store buffer hides the upgrade of a
+// shared copy), but they make the line dirty again.
 func (s *Sim) writeLine(w int, c *cpu, at int64) int64 {
 	l := &c.rqLine
 	cost := int64(0)
-	if int(l.owner) != w || !l.dirty {
-		wait := max(0, l.busyUntil-at)
+	if int(l.owner) != w {
+		wait := l.waitAt(at)
 		x := s.lineCost[s.topo.Distance(w, int(l.owner))]
-		if int(l.owner) == w {
-			x = min(s.l3HitNS, x) // upgrade of a shared copy: invalidate the readers
-		}
 		cost = wait + x
-		l.busyUntil = at + cost
+		l.xferFrom, l.xferTo = at+wait, at+cost
 	}
 	l.owner = int32(w)
 	l.dirty = true
