@@ -16,6 +16,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"schedplay/engine/field"
 	"schedplay/engine/knob"
 	"schedplay/engine/machine"
 	"schedplay/engine/workload"
@@ -100,7 +101,7 @@ func (st *State) Validate() error {
 	if len(st.Workloads) > MaxWorkloads {
 		return fmt.Errorf("%d workloads: at most %d", len(st.Workloads), MaxWorkloads)
 	}
-	if st.Speed != 0 && (st.Speed < MinSpeed || st.Speed > MaxSpeed) {
+	if st.Speed != 0 && !(st.Speed >= MinSpeed && st.Speed <= MaxSpeed) { // NaN fails too
 		return fmt.Errorf("speed %g out of range (allowed: %g..%g, or max)", st.Speed, MinSpeed, MaxSpeed)
 	}
 	arms := 1
@@ -165,9 +166,9 @@ func Parse(fragment string) (State, error) {
 				workloads = append(workloads, val)
 			}
 		case "seed":
-			n, err := strconv.ParseUint(val, 10, 64)
+			n, err := field.Uint("link key seed", val)
 			if err != nil {
-				return Default(), fmt.Errorf("link key seed: %q is not a non-negative integer", val)
+				return Default(), err
 			}
 			st.Seed = n
 		case "speed":
@@ -175,9 +176,9 @@ func Parse(fragment string) (State, error) {
 				st.Speed = 0
 				break
 			}
-			f, err := strconv.ParseFloat(val, 64)
-			if err != nil || f < MinSpeed || f > MaxSpeed {
-				return Default(), fmt.Errorf("link key speed: %q (allowed: %g..%g or max)", val, MinSpeed, MaxSpeed)
+			f, err := field.Float("link key speed", val, MinSpeed, MaxSpeed)
+			if err != nil {
+				return Default(), fmt.Errorf("%v (or max)", err)
 			}
 			st.Speed = f
 		case "ab":
@@ -202,8 +203,8 @@ func Parse(fragment string) (State, error) {
 			}
 			id, ok := knob.Lookup(name)
 			if !ok {
-				return Default(), fmt.Errorf("link key %q is neither a knob nor one of %s (knobs: see the panel or `schedsim knobs`)",
-					key, strings.Join(reserved, ", "))
+				return Default(), fmt.Errorf("link key %q is neither a knob nor one of %s%s (knobs: see the panel or `schedsim knobs`)",
+					key, strings.Join(reserved, ", "), field.Suggest(name, append(knob.Names(), reserved...)))
 			}
 			d := knob.ByID(id)
 			if _, err := d.Parse(val); err != nil {

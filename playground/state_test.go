@@ -129,3 +129,35 @@ func TestStepWakeupStopsAtTheNextDecision(t *testing.T) {
 		}
 	}
 }
+
+// Links that crashed or hung the page (issue 9): an empty workload value
+// is refused naming the key; speed=NaN and infinities are refused instead
+// of leaving the page on "Loading" and being written back into the link.
+func TestLinkRefusesEmptyAndNonFiniteValues(t *testing.T) {
+	for frag, want := range map[string]string{
+		"#w=uperf:size=":          "size",
+		"#w=netperf:req=":         "req",
+		"#speed=NaN":              "speed",
+		"#speed=Inf":              "speed",
+		"#speed=-Inf":             "speed",
+		"#speed=":                 "speed",
+		"#seed=":                  "seed",
+		"#seed=-1":                "seed",
+		"#probe_ns=":              "probe_ns",
+		"#probe_ns=NaN":           "probe_ns",
+		"#SIS_COR=0":              `did you mean "SIS_CORE"`,
+		"#preset=intel-2s-44c-88": `did you mean "intel-2s-44c-88t"`,
+	} {
+		st, err := Parse(frag)
+		if err == nil {
+			t.Errorf("%s accepted", frag)
+			continue
+		}
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v does not mention %q", frag, err, want)
+		}
+		if st.Speed != Default().Speed || st.Encode() != Default().Encode() {
+			t.Errorf("%s: fell back to %q, not the default", frag, st.Encode())
+		}
+	}
+}

@@ -27,6 +27,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"schedplay/engine/field"
 	"schedplay/engine/knob"
 	"schedplay/engine/machine"
 )
@@ -106,7 +107,7 @@ func Machine(name string) (*machine.Spec, error) {
 	if err, ok := r.broken[name]; ok {
 		return nil, err
 	}
-	return nil, fmt.Errorf("unknown machine preset %q (valid: %s)", name, strings.Join(r.machineNames, ", "))
+	return nil, fmt.Errorf("unknown machine preset %q%s (valid: %s)", name, field.Suggest(name, r.machineNames), strings.Join(r.machineNames, ", "))
 }
 
 // CheckEmbedded returns the errors of every embedded preset that does not

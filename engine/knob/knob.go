@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"schedplay/engine/field"
 )
 
 // Kind is a knob's value type.
@@ -120,14 +122,7 @@ func (d *Def) Parse(s string) (int64, error) {
 		}
 		return 0, fmt.Errorf("knob %s: bad value %q (allowed: %s)", d.Name, s, strings.Join(d.Values, "|"))
 	}
-	x, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("knob %s: bad value %q (allowed: an integer %s)", d.Name, s, d.Allowed())
-	}
-	if x < d.Min || x > d.Max {
-		return 0, fmt.Errorf("knob %s: value %d out of range (allowed: %s)", d.Name, x, d.Allowed())
-	}
-	return x, nil
+	return field.Int("knob "+d.Name, s, d.Min, d.Max)
 }
 
 // Format renders a value of this knob the way Parse reads it.
@@ -195,7 +190,7 @@ func Names() []string {
 // UnknownError is the error for a knob name not in the table; it lists the
 // valid names.
 func UnknownError(name string) error {
-	return fmt.Errorf("unknown knob %q (valid knobs: %s)", name, strings.Join(Names(), ", "))
+	return fmt.Errorf("unknown knob %q%s (valid knobs: %s)", name, field.Suggest(name, Names()), strings.Join(Names(), ", "))
 }
 
 // Map returns every knob's value keyed by name, formatted for JSON: bools as

@@ -61,3 +61,18 @@ func TestSetParsesEveryBoolSpellingAndRejectsBadValues(t *testing.T) {
 		t.Errorf("Map has %d of %d knobs", len(m), len(Table()))
 	}
 }
+
+// Int knobs refuse empty, NaN, infinite, overflowing and out-of-range
+// values naming the knob; a misspelt name gets a suggestion (issue 9).
+func TestIntKnobRefusesBadValues(t *testing.T) {
+	v := Defaults()
+	for _, s := range []string{"", "NaN", "Inf", "1e3", "99999999999999999999", "-5"} {
+		err := v.Set("probe_ns", s)
+		if err == nil || !strings.Contains(err.Error(), "probe_ns") {
+			t.Errorf("probe_ns=%q: %v", s, err)
+		}
+	}
+	if err := v.Set("SIS_PORP", "1"); err == nil || !strings.Contains(err.Error(), `did you mean "SIS_PROP"`) {
+		t.Errorf("misspelt knob: %v", err)
+	}
+}

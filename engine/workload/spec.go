@@ -12,6 +12,7 @@ import (
 
 	"schedplay/engine"
 	"schedplay/engine/cpumask"
+	"schedplay/engine/field"
 )
 
 // Spec is a parsed workload spec: a kind and its key=value parameters in
@@ -51,7 +52,7 @@ func Parse(text string) (Spec, error) {
 	}
 	k, ok := registry[kind]
 	if !ok {
-		return Spec{}, fmt.Errorf("workload %q: unknown kind %q (valid kinds: %s)", text, kind, strings.Join(Kinds(), ", "))
+		return Spec{}, fmt.Errorf("workload %q: unknown kind %q%s (valid kinds: %s)", text, kind, field.Suggest(kind, Kinds()), strings.Join(Kinds(), ", "))
 	}
 	sp := Spec{Kind: kind}
 	if strings.TrimSpace(rest) != "" {
@@ -74,7 +75,11 @@ func Parse(text string) (Spec, error) {
 		}
 		seen[p.Key] = true
 		if k.key(p.Key) == nil {
-			return Spec{}, fmt.Errorf("workload %q: unknown key %q for %s (valid keys: %s)", text, p.Key, kind, strings.Join(k.keyNames(), ", "))
+			return Spec{}, fmt.Errorf("workload %q: unknown key %q for %s%s (valid keys: %s)", text, p.Key, kind, field.Suggest(p.Key, k.keyNames()), strings.Join(k.keyNames(), ", "))
+		}
+		if p.Value == "" {
+			// An explicit empty value is a mistake, never "the default".
+			return Spec{}, fmt.Errorf("workload %q: key %s: empty value (allowed: %s)", text, p.Key, k.key(p.Key).allowed())
 		}
 	}
 	return sp, nil
@@ -100,6 +105,19 @@ type Key struct {
 	Max     int64
 	Values  []string // EnumKey
 	Doc     string
+}
+
+// allowed describes the values the key takes.
+func (k *Key) allowed() string {
+	switch k.Type {
+	case IntKey:
+		return fmt.Sprintf("an integer %d..%d", k.Min, k.Max)
+	case EnumKey:
+		return strings.Join(k.Values, "|")
+	case CPUListKey:
+		return "a CPU list such as 0-3,8"
+	}
+	return "a non-empty value"
 }
 
 // Kind is a workload type: its keys and how to build it.
@@ -288,15 +306,8 @@ func (b *Builder) value(name string) (string, error) {
 	v := b.raw(name)
 	switch key.Type {
 	case IntKey:
-		if v == "" {
-			return v, nil
-		}
-		x, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return "", fmt.Errorf("workload %q: key %s: %q is not an integer (allowed: %d..%d)", b.text, name, v, key.Min, key.Max)
-		}
-		if x < key.Min || x > key.Max {
-			return "", fmt.Errorf("workload %q: key %s: %d out of range (allowed: %d..%d)", b.text, name, x, key.Min, key.Max)
+		if _, err := field.Int(fmt.Sprintf("workload %q: key %s", b.text, name), v, key.Min, key.Max); err != nil {
+			return "", err
 		}
 	case EnumKey:
 		for _, ok := range key.Values {
@@ -304,7 +315,7 @@ func (b *Builder) value(name string) (string, error) {
 				return v, nil
 			}
 		}
-		return "", fmt.Errorf("workload %q: key %s: %q not allowed (allowed: %s)", b.text, name, v, strings.Join(key.Values, "|"))
+		return "", fmt.Errorf("workload %q: key %s: %q not allowed%s (allowed: %s)", b.text, name, v, field.Suggest(v, key.Values), strings.Join(key.Values, "|"))
 	}
 	return v, nil
 }
