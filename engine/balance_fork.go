@@ -61,17 +61,22 @@ func (s *Sim) findIdlestGroup(dom *machine.Domain, t *Task, this int) (cpumask.M
 	found := false
 	minRunnable, minAvg := unset, unset
 	thisRunnable, thisAvg := unset, unset
-	for _, g := range dom.Groups {
-		if !g.Intersects(t.allowed) {
+	all := t.nrAllowed == s.topo.NCPU
+	for gi, g := range dom.Groups {
+		if !all && !g.Intersects(t.allowed) {
 			continue
 		}
-		var runnable, avg, capacity int64
-		for id := g.First(); id >= 0; id = g.Next(id + 1) {
-			o := s.cpus[id]
-			runnable += o.runnableLoad.at(s.now)
-			avg += o.loadAvg.at(s.now)
-			capacity += 1024
+		var runnable, avg int64
+		if s.fullForkPass {
+			for id := g.First(); id >= 0; id = g.Next(id + 1) {
+				o := s.cpus[id]
+				runnable += o.runnableLoad.at(s.now)
+				avg += o.loadAvg.at(s.now)
+			}
+		} else {
+			runnable, avg = s.groupLoadSums(dom, gi)
 		}
+		capacity := 1024 * int64(s.groupWeight(dom, gi))
 		runnable = runnable * 1024 / capacity
 		avg = avg * 1024 / capacity
 		if g.Test(this) {

@@ -155,6 +155,7 @@ func (s *Sim) accountEnqueue(c *cpu, t *Task) {
 	c.runnableLoad.add(s.now, t.load.at(s.now), t.weight)
 	s.attachLoad(c, t)
 	c.loadAvg.add(s.now, 0, t.weight)
+	s.cpuLoadChanged(c)
 	s.cfsListAdd(t)
 	if c.nr >= 2 {
 		s.overloaded = true
@@ -170,6 +171,7 @@ func (s *Sim) accountDequeue(c *cpu, t *Task) {
 	c.loadWeight -= t.weight
 	c.runnableLoad.add(s.now, -t.load.at(s.now), -t.weight)
 	c.loadAvg.add(s.now, 0, -t.weight)
+	s.cpuLoadChanged(c)
 	t.load.set(s.now, 0)
 	s.updateConservation(c)
 }
@@ -184,8 +186,10 @@ func (s *Sim) attachLoad(c *cpu, t *Task) {
 	l := t.load.at(s.now)
 	if t.loadCPU >= 0 {
 		s.cpus[t.loadCPU].loadAvg.add(s.now, -l, 0)
+		s.cpuLoadChanged(s.cpus[t.loadCPU])
 	}
 	c.loadAvg.add(s.now, l, 0)
+	s.cpuLoadChanged(c)
 	t.loadCPU = c.id
 }
 
@@ -193,6 +197,7 @@ func (s *Sim) attachLoad(c *cpu, t *Task) {
 func (s *Sim) detachLoad(t *Task) {
 	if t.loadCPU >= 0 {
 		s.cpus[t.loadCPU].loadAvg.add(s.now, -t.load.at(s.now), 0)
+		s.cpuLoadChanged(s.cpus[t.loadCPU])
 		t.loadCPU = -1
 	}
 }

@@ -86,6 +86,11 @@ type Sim struct {
 	scanner  int
 	scanCost int64
 
+	// groupLoads caches per-group load sums for fork placement;
+	// fullForkPass (tests) sums every CPU instead, as the kernel does.
+	groupLoads   groupLoads
+	fullForkPass bool
+
 	llcs    []llcShared
 	nextCPU []int // SIS_ROTATE: per target CPU, where the last scan stopped (-1: none)
 	mmCount int   // address spaces handed out
@@ -168,6 +173,7 @@ func New(cfg Config) (*Sim, error) {
 	}
 	s.trace.init(256)
 	s.stats.init(tp.NCPU)
+	s.groupLoads.init(tp)
 	s.initLineCosts()
 	s.probeNS = s.k.Get(knob.ProbeNS)
 	s.initIdle()

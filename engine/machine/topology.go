@@ -46,6 +46,11 @@ type Domain struct {
 	Level  Level
 	Span   cpumask.Mask
 	Groups []cpumask.Mask // the child-level spans partitioning Span
+	// GroupKind says what the groups are (single CPUs, cores, LLCs or
+	// sockets) and GroupIdx[i] which one Groups[i] is, so per-group
+	// statistics can be cached by (kind, index).
+	GroupKind GroupKind
+	GroupIdx  []int
 	// ShareLLC marks levels whose CPUs share the last-level cache
 	// (SD_SHARE_PKG_RESOURCES); the highest such level is sd_llc.
 	ShareLLC bool
@@ -56,6 +61,43 @@ type Domain struct {
 	MinIntervalMS  int64 // = span weight
 	MaxIntervalMS  int64 // = 2 × span weight
 	PreferSibling  bool
+}
+
+// GroupKind is what the scheduling groups of a level are made of.
+type GroupKind uint8
+
+const (
+	GroupCPU GroupKind = iota
+	GroupCore
+	GroupLLC
+	GroupSocket
+	NumGroupKinds
+)
+
+// GroupIndexOf returns the index, within kind, of the group that holds cpu.
+func (tp *Topology) GroupIndexOf(kind GroupKind, cpu int) int {
+	switch kind {
+	case GroupCore:
+		return tp.Core[cpu]
+	case GroupLLC:
+		return tp.LLC[cpu]
+	case GroupSocket:
+		return tp.Socket[cpu]
+	}
+	return cpu
+}
+
+// NumGroups is how many groups of kind the machine has.
+func (tp *Topology) NumGroups(kind GroupKind) int {
+	switch kind {
+	case GroupCore:
+		return tp.NCores
+	case GroupLLC:
+		return tp.NLLC
+	case GroupSocket:
+		return tp.Spec.Topology.Sockets
+	}
+	return tp.NCPU
 }
 
 // Topology is a validated machine with per-CPU derived data.
@@ -194,6 +236,7 @@ func (tp *Topology) buildDomains() {
 		prevWeight := 1
 		var childKey func(int) int
 		var childSpan func(int) cpumask.Mask
+		var childKind GroupKind
 		for _, d := range defs {
 			key, span := d.spanOf(cpu)
 			w := span.Weight()
@@ -205,8 +248,13 @@ func (tp *Topology) buildDomains() {
 				dom = newDomain(d.level, span, t.Sockets)
 				if childKey == nil {
 					dom.Groups = singleGroups(span)
+					dom.GroupKind = GroupCPU
 				} else {
 					dom.Groups = groupsBy(childKey, childSpan)(span)
+					dom.GroupKind = childKind
+				}
+				for _, g := range dom.Groups {
+					dom.GroupIdx = append(dom.GroupIdx, tp.GroupIndexOf(dom.GroupKind, g.First()))
 				}
 				cache[[2]int{int(d.level), key}] = dom
 			}
@@ -218,10 +266,13 @@ func (tp *Topology) buildDomains() {
 			switch d.level {
 			case LevelSMT:
 				childKey, childSpan = func(c int) int { return tp.Core[c] }, func(k int) cpumask.Mask { return tp.Siblings[k] }
+				childKind = GroupCore
 			case LevelMC:
 				childKey, childSpan = func(c int) int { return tp.LLC[c] }, func(k int) cpumask.Mask { return tp.LLCSpan[k] }
+				childKind = GroupLLC
 			case LevelDIE:
 				childKey, childSpan = func(c int) int { return tp.Socket[c] }, func(k int) cpumask.Mask { return tp.SocketSpan[k] }
+				childKind = GroupSocket
 			}
 		}
 	}
