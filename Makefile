@@ -5,13 +5,13 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # serve: where the dev server listens (make serve ADDR=0.0.0.0:9000).
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: test vet unit wasm wasm-test e2e reproduce-quick bench bench-wasm serve reproduce
+.PHONY: test vet unit wasm wasm-test e2e reproduce-quick bench bench-wasm serve reproduce fuzz fuzz-short
 
 ## test: everything CI runs (vet, unit tests, the browser build, the
 ## engine's tests compiled to WebAssembly and run under Node, the browser
 ## end-to-end test in headless Chromium, the validation targets at reduced
 ## size).
-test: vet unit wasm wasm-test e2e reproduce-quick
+test: vet unit wasm wasm-test e2e reproduce-quick fuzz-short
 
 vet:
 	test -z "$$(gofmt -l .)" || (gofmt -l . && echo "gofmt needed" && false)
@@ -48,6 +48,25 @@ reproduce-quick:
 ## simulated ones).
 reproduce:
 	$(GO) run ./cmd/schedsim reproduce
+
+# Native Go fuzz targets (package:target): the parsers of everything a
+# user can type or paste. Each may only produce a valid config or an error
+# naming the field; their seed corpora live in each package's testdata/fuzz.
+FUZZ_TARGETS := engine/workload:FuzzWorkloadSpec engine/workload:FuzzRTApp \
+	engine/knob:FuzzKnobSet playground:FuzzLink presets:FuzzMachineJSON
+FUZZTIME ?= 10s
+
+## fuzz-short: each fuzz target for $(FUZZTIME) (make test runs this).
+fuzz-short:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test ./$$pkg/ -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
+
+## fuzz: the same targets for longer (FUZZTIME=5m by default).
+fuzz:
+	$(MAKE) fuzz-short FUZZTIME=$${FUZZTIME:-5m}
 
 ## bench: performance benchmarks (record results in BENCHMARKS.md).
 bench:
