@@ -6,6 +6,11 @@
 //
 // The browser is not opened with -no-browser, with NO_BROWSER=1, or when CI
 // is set. `make serve` builds the wasm first.
+//
+// The handler (serve/site) serves regular files only and answers only
+// requests whose Host header names localhost, 127.0.0.1, [::1], the address
+// the connection arrived on or the -addr host name (a DNS-rebinding guard);
+// the server bounds how long a client may take (see timeouts).
 package main
 
 import (
@@ -33,11 +38,64 @@ import (
 // shutdownTimeout bounds how long in-flight requests may take after Ctrl-C.
 const shutdownTimeout = 5 * time.Second
 
+// timeouts are the http.Server's time limits. The server is for a browser
+// on the same machine (or, with -addr 0.0.0.0:port, on the LAN); its
+// largest response is schedplay.wasm, about 17 MB raw and 5 MB gzipped,
+// which takes tens of milliseconds over loopback plus about 0.3 s to gzip
+// the first time. Each limit bounds what a stuck or hostile client holds
+// (a goroutine and a socket) without cutting off a slow real one.
+type timeouts struct {
+	// readHeader: a browser sends its request headers at once; 10 s is
+	// ages on loopback and still cuts off a slowloris-style trickle.
+	readHeader time.Duration
+	// read: the whole request, headers and body. Only GET and HEAD are
+	// served, which have no body, so a little more than readHeader.
+	read time.Duration
+	// write: from the end of the request headers to the end of the
+	// response. 2 minutes lets the raw 17 MB wasm through a link as slow
+	// as ~150 KB/s (a poor Wi-Fi when serving the LAN) and the first
+	// gzip on a slow machine; on loopback it never comes near.
+	write time.Duration
+	// idle: how long a keep-alive connection may wait for its next
+	// request. The page loads its five files in a burst and then makes no
+	// requests, so a minute keeps the connections for a quick reload and
+	// then frees them; a later reload opens new ones (cheap on loopback).
+	idle time.Duration
+}
+
+// defaultTimeouts are the limits the server runs with.
+var defaultTimeouts = timeouts{
+	readHeader: 10 * time.Second,
+	read:       30 * time.Second,
+	write:      2 * time.Minute,
+	idle:       60 * time.Second,
+}
+
+// orDefault fills the zero limits from defaultTimeouts (tests set only the
+// ones they shorten).
+func (t timeouts) orDefault() timeouts {
+	d := defaultTimeouts
+	if t.readHeader > 0 {
+		d.readHeader = t.readHeader
+	}
+	if t.read > 0 {
+		d.read = t.read
+	}
+	if t.write > 0 {
+		d.write = t.write
+	}
+	if t.idle > 0 {
+		d.idle = t.idle
+	}
+	return d
+}
+
 // config is what the flags and the environment ask for.
 type config struct {
-	addr string
-	dir  string
-	open bool
+	addr     string
+	dir      string
+	open     bool
+	timeouts timeouts // zero fields: defaultTimeouts
 }
 
 func main() {
@@ -101,7 +159,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 // down, letting requests in flight finish for up to shutdownTimeout.
 // started is called with the URL once the port is listening.
 func run(ctx context.Context, cfg config, logger *log.Logger, started func(url string)) error {
-	h, err := site.Handler(cfg.dir)
+	h, err := site.Handler(cfg.dir, listenHostName(cfg.addr)...)
 	if err != nil {
 		return fmt.Errorf("cannot serve %s: %v", cfg.dir, err)
 	}
@@ -115,11 +173,7 @@ func run(ctx context.Context, cfg config, logger *log.Logger, started func(url s
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          logger,
-	}
+	srv := newServer(h, cfg.timeouts, logger)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	if started != nil {
@@ -140,6 +194,31 @@ func run(ctx context.Context, cfg config, logger *log.Logger, started func(url s
 		return err
 	}
 	return nil
+}
+
+// newServer is the http.Server that run serves h with.
+func newServer(h http.Handler, t timeouts, logger *log.Logger) *http.Server {
+	t = t.orDefault()
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: t.readHeader,
+		ReadTimeout:       t.read,
+		WriteTimeout:      t.write,
+		IdleTimeout:       t.idle,
+		ErrorLog:          logger,
+	}
+}
+
+// listenHostName is the host name of a listen address, for the handler to
+// accept in Host headers: -addr mybox.lan:8080 makes http://mybox.lan:8080/
+// work. IP addresses need no entry (the handler accepts the address a
+// connection arrives on), nor does an empty or wildcard host.
+func listenHostName(addr string) []string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || net.ParseIP(host) != nil {
+		return nil
+	}
+	return []string{host}
 }
 
 // urlFor is the URL to print and open for a listening address: a wildcard

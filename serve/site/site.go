@@ -4,10 +4,30 @@
 // serves the page with exactly this code.
 //
 // What it does, and why:
-//   - only files: a directory is served through its index.html and is a 404
-//     without one (no listing);
-//   - no escape from the directory: ".." segments are refused and files are
-//     opened through an [os.Root], which also refuses symlinks that lead out;
+//   - only requests that name this server: the Host header must be
+//     localhost, 127.0.0.1, [::1], the IP address the connection arrived on,
+//     or a name passed to [Handler], with the port the connection arrived on.
+//     Anything else is a 421 with a one-line reason. This is the guard
+//     against DNS rebinding: a page on evil.example whose name is made to
+//     resolve to 127.0.0.1 reaches this server with "Host: evil.example",
+//     and must not be able to read it (an IP-literal Host cannot be
+//     rebound: its origin is the address itself);
+//   - only regular files: a directory is served through its index.html and
+//     is a 404 without one (no listing); FIFOs, sockets and devices are a
+//     404 and are never opened (opening a FIFO for reading blocks until a
+//     writer comes, which hung the request; opening a device can have
+//     effects). The type is checked with a stat before opening, and again on
+//     the opened file, which is opened non-blocking where the platform
+//     allows so that a FIFO swapped in between cannot block either;
+//   - symlinks are followed only inside the directory, to a regular file or
+//     a directory there: ".." segments are refused and files are opened
+//     through an [os.Root], which refuses symlinks that lead out (absolute
+//     ones included);
+//   - security headers on every response, errors included: a
+//     Content-Security-Policy that allows only the page's own files (plus
+//     'wasm-unsafe-eval', which WebAssembly compilation needs, and data:
+//     images for the empty favicon), no framing, nosniff, no referrer, and
+//     Cross-Origin-Resource-Policy so other sites cannot embed the files;
 //   - the Content-Type comes from the extension, with .wasm forced to
 //     application/wasm (WebAssembly.instantiateStreaming rejects any other);
 //   - "Cache-Control: no-cache", so a rebuilt wasm is picked up on reload
@@ -21,9 +41,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"mime"
+	"net"
 	"net/http"
 	"os"
 	"path"
@@ -40,20 +62,41 @@ const MaxGzipBytes = 256 << 20
 // minGzipBytes: smaller files are not worth a Content-Encoding.
 const minGzipBytes = 512
 
+// ContentSecurityPolicy is sent with every response. The page is
+// index.html with its stylesheet and two scripts, the wasm it fetches and
+// compiles ('wasm-unsafe-eval'), the canvas ebiten appends (styled through
+// the CSSOM, which style-src does not restrict) and a data: favicon; the
+// results download is a blob: navigation, which the policy does not cover.
+const ContentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; " +
+	"style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; " +
+	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
 // Handler serves the files under dir. It opens dir now, so a missing
 // directory is an error here rather than a 404 for every request.
-func Handler(dir string) (*Site, error) {
+//
+// Requests are answered only when their Host header names localhost,
+// 127.0.0.1, [::1] or the IP address the connection arrived on, or one of
+// extraHosts (host names without a port, such as the name the server was
+// told to listen on), with the port the connection arrived on.
+func Handler(dir string, extraHosts ...string) (*Site, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &Site{dir: dir, root: root, gz: map[string]*gzEntry{}}, nil
+	hosts := map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
+	for _, h := range extraHosts {
+		if h = canonicalHost(h); h != "" {
+			hosts[h] = true
+		}
+	}
+	return &Site{dir: dir, root: root, hosts: hosts, gz: map[string]*gzEntry{}}, nil
 }
 
 // Site is the handler returned by [Handler].
 type Site struct {
-	dir  string
-	root *os.Root
+	dir   string
+	root  *os.Root
+	hosts map[string]bool // allowed Host names, canonical; read-only after Handler
 
 	mu sync.Mutex
 	gz map[string]*gzEntry
@@ -72,6 +115,18 @@ func (s *Site) Close() error { return s.root.Close() }
 
 // ServeHTTP serves GET and HEAD requests for files under the directory.
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", ContentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	if !s.hostAllowed(r) {
+		http.Error(w, fmt.Sprintf("421 misdirected request: Host %q is not this server; "+
+			"open it as localhost, 127.0.0.1 or [::1] with its port (DNS-rebinding guard)", r.Host),
+			http.StatusMisdirectedRequest)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -113,10 +168,8 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	h := w.Header()
 	h.Set("Content-Type", contentType(name))
 	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Content-Type-Options", "nosniff")
 	if compressible(name, info.Size()) {
 		h.Add("Vary", "Accept-Encoding")
 		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
@@ -136,9 +189,22 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, "", info.ModTime(), f)
 }
 
-// open opens name (relative to the directory, "." for the directory).
+// open opens name (relative to the directory, "." for the directory) if it
+// is a regular file or a directory, following symlinks only inside the
+// directory. Anything else does not exist as far as the server is
+// concerned, and is not opened: the type is checked by a stat first. The
+// open itself is non-blocking where the platform has O_NONBLOCK (see
+// openFlags), and the opened file's type is checked again, so a FIFO put
+// in place between the stat and the open cannot block the request either.
 func (s *Site) open(name string) (*os.File, fs.FileInfo, error) {
-	f, err := s.root.Open(name)
+	pre, err := s.root.Stat(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !servable(pre.Mode()) {
+		return nil, nil, fs.ErrNotExist
+	}
+	f, err := s.root.OpenFile(name, openFlags, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -147,11 +213,78 @@ func (s *Site) open(name string) (*os.File, fs.FileInfo, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	if !info.IsDir() && !info.Mode().IsRegular() {
+	if !servable(info.Mode()) {
 		f.Close()
 		return nil, nil, fs.ErrNotExist
 	}
 	return f, info, nil
+}
+
+// servable: regular files and directories (served through index.html).
+func servable(m fs.FileMode) bool { return m.IsRegular() || m.IsDir() }
+
+// hostAllowed reports whether the request's Host header names this server
+// (see [Handler]): an allowed name or IP address, and the port of the
+// connection (80 when the header has none). Without a TCP local address in
+// the request's context (a handler called directly, not through a server)
+// the port is not checked.
+func (s *Site) hostAllowed(r *http.Request) bool {
+	host, port, ok := splitHostPort(r.Host)
+	if !ok {
+		return false
+	}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
+	if local != nil && port != local.Port {
+		return false
+	}
+	if s.hosts[host] {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && local != nil && ip.Equal(local.IP)
+}
+
+// splitHostPort splits a Host header ("localhost:8080", "[::1]:8080",
+// "example.com") into a canonical host (see canonicalHost) and a port, 80
+// when absent or empty. ok is false for an empty or malformed header.
+func splitHostPort(hostport string) (host string, port int, ok bool) {
+	host, portStr := hostport, ""
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && !strings.Contains(hostport[i:], "]") {
+		host, portStr = hostport[:i], hostport[i+1:]
+	}
+	if strings.HasPrefix(host, "[") {
+		if !strings.HasSuffix(host, "]") {
+			return "", 0, false
+		}
+		host = host[1 : len(host)-1]
+		if ip := net.ParseIP(host); ip == nil || ip.To4() != nil {
+			return "", 0, false // brackets hold an IPv6 address
+		}
+	} else if strings.Contains(host, ":") {
+		return "", 0, false // an IPv6 address without brackets
+	}
+	port = 80
+	if portStr != "" {
+		p, err := strconv.Atoi(portStr)
+		if err != nil || p < 1 || p > 65535 || portStr[0] == '+' {
+			return "", 0, false
+		}
+		port = p
+	}
+	host = canonicalHost(host)
+	return host, port, host != ""
+}
+
+// canonicalHost lower-cases a host name and writes an IP address the way
+// net.IP does ("::1" for "0:0::1"). A trailing dot is kept, so
+// "localhost." is a different name, resolved by DNS: not allowed unless
+// named.
+func canonicalHost(h string) string {
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	if ip := net.ParseIP(h); ip != nil {
+		return ip.String()
+	}
+	return strings.ToLower(h)
 }
 
 func (s *Site) notFound(w http.ResponseWriter, name string) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -326,5 +327,176 @@ func TestAcceptsGzip(t *testing.T) {
 func TestMissingDirectory(t *testing.T) {
 	if _, err := Handler(filepath.Join(t.TempDir(), "nope")); err == nil {
 		t.Error("Handler of a missing directory: no error")
+	}
+}
+
+// hostRequest sends method path to ts with the given Host header and
+// returns the response and body.
+func hostRequest(t *testing.T, ts *httptest.Server, host, path string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", ts.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(body)
+}
+
+// TestHostHeaderChecked: a page on another name that resolves to this
+// machine (DNS rebinding) sends its own name as the Host; it is refused
+// with a 421 and a one-line reason, and never gets a file. The loopback
+// names and the connection's own address, with the right port, are served.
+func TestHostHeaderChecked(t *testing.T) {
+	dir, _ := testDir(t)
+	h, err := Handler(dir, "MyBox.lan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.Close(); h.Close() })
+	_, port, err := net.SplitHostPort(ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := "1"
+	if port == "1" {
+		other = "2"
+	}
+	for _, host := range []string{
+		"127.0.0.1:" + port, "localhost:" + port, "LOCALHOST:" + port,
+		"[::1]:" + port, "[0:0::1]:" + port, "mybox.lan:" + port,
+	} {
+		resp, body := hostRequest(t, ts, host, "/app.js")
+		if resp.StatusCode != 200 || !strings.Contains(body, "console.log") {
+			t.Errorf("Host %s: status %d body %.60q, want the file", host, resp.StatusCode, body)
+		}
+	}
+	for _, host := range []string{
+		"evil.example:" + port, "evil.example", "evil.example:8080",
+		"localhost", "127.0.0.1", "localhost:" + other, "127.0.0.1:" + other,
+		"localhost.:" + port, "127.0.0.1.nip.io:" + port, "sub.localhost.evil.example:" + port,
+		"10.0.0.1:" + port, "[::2]:" + port, "::1:" + port, "[127.0.0.1]:" + port,
+		"localhost:+" + port, "localhost:0" + port + "x", "[::1:" + port,
+	} {
+		resp, body := hostRequest(t, ts, host, "/app.js")
+		if resp.StatusCode != http.StatusMisdirectedRequest {
+			t.Errorf("Host %s: status %d, want 421", host, resp.StatusCode)
+		}
+		if strings.Contains(body, "console.log") {
+			t.Errorf("Host %s: got the file", host)
+		}
+		if !strings.Contains(body, "DNS-rebinding") || strings.Count(body, "\n") != 1 {
+			t.Errorf("Host %s: body %q, want a one-line reason", host, body)
+		}
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+			t.Errorf("Host %s: Content-Type %q", host, ct)
+		}
+		if resp.Header.Get("Content-Security-Policy") != ContentSecurityPolicy {
+			t.Errorf("Host %s: no CSP on the refusal", host)
+		}
+	}
+
+	// Over IPv6 loopback, where the machine has it.
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Logf("no IPv6 loopback (%v): not checked", err)
+		return
+	}
+	ts6 := httptest.NewUnstartedServer(h)
+	ts6.Listener.Close()
+	ts6.Listener = ln
+	ts6.Start()
+	defer ts6.Close()
+	_, port6, _ := net.SplitHostPort(ln.Addr().String())
+	for host, want := range map[string]int{
+		"[::1]:" + port6:        200,
+		"localhost:" + port6:    200,
+		"evil.example:" + port6: http.StatusMisdirectedRequest,
+		"[::1]:" + port:         http.StatusMisdirectedRequest,
+	} {
+		if resp, _ := hostRequest(t, ts6, host, "/"); resp.StatusCode != want {
+			t.Errorf("IPv6, Host %s: status %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+}
+
+// TestSplitHostPort checks the Host header parser on its own.
+func TestSplitHostPort(t *testing.T) {
+	for in, want := range map[string]struct {
+		host string
+		port int
+		ok   bool
+	}{
+		"localhost:8080":   {"localhost", 8080, true},
+		"LocalHost":        {"localhost", 80, true},
+		"localhost:":       {"localhost", 80, true},
+		"127.0.0.1:9":      {"127.0.0.1", 9, true},
+		"[::1]:8080":       {"::1", 8080, true},
+		"[0:0:0::1]":       {"::1", 80, true},
+		"":                 {"", 0, false},
+		":8080":            {"", 0, false},
+		"::1":              {"", 0, false},
+		"[::1":             {"", 0, false},
+		"[127.0.0.1]:80":   {"", 0, false},
+		"localhost:99999":  {"", 0, false},
+		"localhost:http":   {"", 0, false},
+		"localhost:+80":    {"", 0, false},
+		"evil.example:443": {"evil.example", 443, true},
+	} {
+		host, port, ok := splitHostPort(in)
+		if ok != want.ok || (ok && (host != want.host || port != want.port)) {
+			t.Errorf("splitHostPort(%q) = %q, %d, %v; want %q, %d, %v", in, host, port, ok, want.host, want.port, want.ok)
+		}
+	}
+}
+
+// TestSecurityHeaders: every response, files and errors alike, carries
+// the CSP and the other security headers.
+func TestSecurityHeaders(t *testing.T) {
+	ts, _ := newServer(t)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{"GET", "/", 200},
+		{"GET", "/schedplay.wasm", 200},
+		{"HEAD", "/app.js", 200},
+		{"GET", "/missing.js", 404},
+		{"GET", "/empty/", 404},
+		{"POST", "/", 405},
+		{"GET", "/sub", 301},
+	} {
+		resp, _ := get(t, ts, tc.method, tc.path, "gzip")
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s %s: status %d, want %d", tc.method, tc.path, resp.StatusCode, tc.status)
+		}
+		for k, want := range map[string]string{
+			"Content-Security-Policy":      ContentSecurityPolicy,
+			"X-Content-Type-Options":       "nosniff",
+			"X-Frame-Options":              "DENY",
+			"Referrer-Policy":              "no-referrer",
+			"Cross-Origin-Resource-Policy": "same-origin",
+		} {
+			if got := resp.Header.Get(k); got != want {
+				t.Errorf("%s %s: %s %q, want %q", tc.method, tc.path, k, got, want)
+			}
+		}
+	}
+	// The policy lets the page run (own scripts, wasm compilation, data:
+	// favicon) and nothing else in.
+	for _, part := range []string{"default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", "img-src 'self' data:", "frame-ancestors 'none'", "object-src 'none'"} {
+		if !strings.Contains(ContentSecurityPolicy, part) {
+			t.Errorf("CSP %q lacks %q", ContentSecurityPolicy, part)
+		}
 	}
 }
