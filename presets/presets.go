@@ -14,6 +14,7 @@ package presets
 import (
 	"bytes"
 	"embed"
+	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -345,7 +346,11 @@ func decodeDocument(data []byte) (any, error) {
 		return nil, &machine.FieldError{Field: "(document)", Value: fmt.Sprintf("%d bytes", len(data)),
 			Allowed: fmt.Sprintf("at most %d bytes", MaxInputBytes)}
 	}
-	data = bytes.TrimPrefix(data, utf8BOM)
+	if bytes.HasPrefix(data, utf8BOM) {
+		// White space in place of the BOM keeps every byte offset in
+		// errors an offset into the file as given.
+		data = append([]byte("   "), data[len(utf8BOM):]...)
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &machine.FieldError{Field: "(document)", Value: "empty input", Allowed: "one JSON object, a machine preset"}
 	}
@@ -436,6 +441,17 @@ func syntaxError(dec *json.Decoder, data []byte, p string, err error) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		msg = "unexpected end of input"
 		off = int64(len(data))
+	}
+	// The token decoder's offsets point before or after the offending
+	// byte depending on the error; the standard library's scanner stops
+	// on it (its Offset counts that byte), so take the position and the
+	// message from there.
+	var std *stdjson.SyntaxError
+	if e := stdjson.Unmarshal(data, new(stdjson.RawMessage)); errors.As(e, &std) {
+		off, msg = std.Offset-1, std.Error()
+		if off >= int64(len(data))-1 && strings.HasPrefix(msg, "unexpected end") {
+			off, msg = int64(len(data)), "unexpected end of input"
+		}
 	}
 	return &machine.FieldError{Field: pathOrDoc(p),
 		Value:   fmt.Sprintf("%s (not valid JSON: %s near byte %d)", snippet(data, off), msg, off),

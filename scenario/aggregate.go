@@ -2,9 +2,12 @@ package scenario
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 
@@ -14,31 +17,79 @@ import (
 // RunMany runs the config with seeds Seed, Seed+1, … Seed+runs-1 and
 // returns the individual results in seed order.
 func RunMany(c Config, runs int) ([]*Result, error) {
+	return RunManyContext(context.Background(), c, runs)
+}
+
+// RunPanic is a panic raised inside one of RunManyContext's runs. The runs
+// execute on their own goroutines, where a panic would end the process
+// before any caller could recover it, so it is caught there and raised
+// again, as a *RunPanic, on the caller's goroutine.
+type RunPanic struct {
+	Seed  uint64 // the seed of the run that panicked
+	Value any    // what it panicked with
+	Stack []byte // the stack of the goroutine that panicked
+}
+
+func (p *RunPanic) Error() string {
+	return fmt.Sprintf("panic in the run with seed %d: %v", p.Seed, p.Value)
+}
+
+// runOne runs one seed of RunManyContext (tests replace it).
+var runOne = RunContext
+
+// RunManyContext is RunMany that stops every run, and starts no more,
+// once ctx is done; it then returns ErrInterrupted and no results.
+func RunManyContext(ctx context.Context, c Config, runs int) ([]*Result, error) {
 	if runs < 1 || runs > MaxRuns {
 		return nil, fmt.Errorf("runs %d out of range (allowed: 1..%d)", runs, MaxRuns)
 	}
 	results := make([]*Result, runs)
 	errs := make([]error, runs)
+	panics := make([]*RunPanic, runs)
 	// Runs are independent simulations: run them on all cores. Each is
 	// deterministic, so the order of completion does not matter.
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	interrupted := false
+launch:
 	for i := 0; i < runs; i++ {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			interrupted = true
+			break launch
+		}
 		wg.Add(1)
-		sem <- struct{}{}
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			ci := c
 			ci.Seed = c.Seed + uint64(i)
-			results[i], errs[i] = Run(ci)
+			defer func() {
+				if p := recover(); p != nil {
+					panics[i] = &RunPanic{Seed: ci.Seed, Value: p, Stack: debug.Stack()}
+				}
+			}()
+			results[i], errs[i] = runOne(ctx, ci)
 		}(i)
 	}
 	wg.Wait()
-	for i, r := range results {
-		if errs[i] != nil {
-			return nil, errs[i]
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
 		}
+	}
+	for _, err := range errs {
+		if errors.Is(err, ErrInterrupted) {
+			interrupted = true
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	if interrupted {
+		return nil, ErrInterrupted
+	}
+	for _, r := range results {
 		r.Runs = runs
 	}
 	return results, nil

@@ -5,6 +5,8 @@
 package scenario
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -150,32 +152,66 @@ func (c *Config) Build() (*engine.Sim, error) {
 	return sim, nil
 }
 
+// ErrInterrupted is returned when a run's context ends it before its
+// duration.
+var ErrInterrupted = errors.New("run interrupted before its end")
+
 // Run builds the simulation, runs it and summarises it. A run ends at the
 // duration, or earlier once every finite workload (hackbench, pipe,
 // compile, a finite rt-app file) has finished.
 func Run(c Config) (*Result, error) {
+	return RunContext(context.Background(), c)
+}
+
+// RunContext is Run that also stops, between two events, once ctx is
+// done. It then returns the summary of the part done (its DurationS is
+// the simulated time reached) together with ErrInterrupted.
+func RunContext(ctx context.Context, c Config) (*Result, error) {
 	sim, err := c.Build()
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	Advance(sim, c.Duration)
+	stopped := AdvanceContext(ctx, sim, c.Duration)
 	wall := time.Since(start).Seconds()
-	return Summarize(&c, sim, wall), nil
+	r := Summarize(&c, sim, wall)
+	if stopped {
+		return r, ErrInterrupted
+	}
+	return r, nil
 }
 
 // Advance runs sim to time t, stopping early (at the finishing event)
 // when every finite workload has finished.
 func Advance(sim *engine.Sim, t int64) {
-	for {
+	AdvanceContext(context.Background(), sim, t)
+}
+
+// checkEvery is how many events AdvanceContext runs between two looks at
+// its context (about a millisecond of wall time).
+const checkEvery = 1024
+
+// AdvanceContext is Advance that also stops, between two events, once ctx
+// is done; it reports whether it stopped for that reason. The simulation
+// is left consistent at the time reached, so it can be summarised.
+func AdvanceContext(ctx context.Context, sim *engine.Sim, t int64) (interrupted bool) {
+	done := ctx.Done()
+	for n := 0; ; n++ {
+		if done != nil && n%checkEvery == 0 {
+			select {
+			case <-done:
+				return true
+			default:
+			}
+		}
 		next := sim.NextEventTime()
 		if next < 0 || next > t {
 			sim.RunUntil(t)
-			return
+			return false
 		}
 		sim.Step()
 		if sim.AllFinished() {
-			return
+			return false
 		}
 	}
 }

@@ -4,12 +4,17 @@
 // instant event per wakeup decision (target, prev, chosen CPU, the stage
 // that chose it and the CPUs probed) and a flow arrow from each waker to
 // its wakee's next run (perfetto.md).
+//
+// Every event is written by the JSON encoder, so any task name (control
+// characters, quotes, backslashes, invalid UTF-8) gives a valid file.
 package trace
 
 import (
 	"bufio"
 	"fmt"
 	"io"
+
+	json "github.com/goccy/go-json"
 
 	"schedplay/engine"
 )
@@ -26,6 +31,7 @@ const (
 // Chrome streams a trace as the simulation runs.
 type Chrome struct {
 	w       *bufio.Writer
+	enc     *json.Encoder
 	sim     *engine.Sim
 	events  int
 	dropped int
@@ -38,53 +44,141 @@ type Chrome struct {
 	flowOf   map[engine.TaskID]int // wakee -> pending flow id
 }
 
-// Attach starts a trace of sim on w. Call Close after the run.
+// The events, one struct per phase; field order is the order written.
+type (
+	metaEvent struct {
+		Ph   string `json:"ph"`
+		Name string `json:"name"`
+		Pid  int    `json:"pid"`
+		Tid  int    `json:"tid,omitempty"` // process metadata has none
+		Args any    `json:"args"`
+	}
+	nameArgs struct {
+		Name string `json:"name"`
+	}
+	sortArgs struct {
+		SortIndex int `json:"sort_index"`
+	}
+	sliceEvent struct {
+		Ph   string    `json:"ph"`
+		Cat  string    `json:"cat"`
+		Name string    `json:"name"`
+		Pid  int       `json:"pid"`
+		Tid  int       `json:"tid"`
+		Ts   float64   `json:"ts"`
+		Dur  float64   `json:"dur"`
+		Args sliceArgs `json:"args"`
+	}
+	sliceArgs struct {
+		Task     engine.TaskID `json:"task"`
+		Nice     int           `json:"nice"`
+		EndState string        `json:"end_state"`
+	}
+	instantEvent struct {
+		Ph   string       `json:"ph"`
+		S    string       `json:"s"`
+		Cat  string       `json:"cat"`
+		Name string       `json:"name"`
+		Pid  int          `json:"pid"`
+		Tid  int          `json:"tid"`
+		Ts   float64      `json:"ts"`
+		Args decisionArgs `json:"args"`
+	}
+	decisionArgs struct {
+		Wakee  engine.TaskID `json:"wakee"`
+		Prev   int           `json:"prev"`
+		Target int           `json:"target"`
+		Chosen int           `json:"chosen"`
+		Stage  string        `json:"stage"`
+		Probes []int         `json:"probes"`
+		Sync   bool          `json:"sync"`
+	}
+	flowEvent struct {
+		Ph   string  `json:"ph"`
+		BP   string  `json:"bp,omitempty"`
+		ID   int     `json:"id"`
+		Cat  string  `json:"cat"`
+		Name string  `json:"name"`
+		Pid  int     `json:"pid"`
+		Tid  int     `json:"tid"`
+		Ts   float64 `json:"ts"`
+	}
+	// tail ends the file after the events.
+	tail struct {
+		DisplayTimeUnit string   `json:"displayTimeUnit"`
+		Metadata        metadata `json:"metadata"`
+	}
+	metadata struct {
+		Generator     string `json:"generator"`
+		Events        int    `json:"events"`
+		DroppedEvents int    `json:"dropped_events"`
+		// Truncated says the run was interrupted before its end; the
+		// trace holds the part done, up to InterruptedAtS.
+		Truncated      bool     `json:"truncated,omitempty"`
+		InterruptedAtS *float64 `json:"interrupted_at_s,omitempty"`
+	}
+)
+
+// Attach starts a trace of sim on w. Call Close (or CloseInterrupted)
+// after the run.
 func Attach(sim *engine.Sim, w io.Writer) *Chrome {
 	n := sim.Topology().NCPU
-	c := &Chrome{w: bufio.NewWriterSize(w, 1<<16), sim: sim, first: true,
+	bw := bufio.NewWriterSize(w, 1<<16)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	c := &Chrome{w: bw, enc: enc, sim: sim, first: true,
 		runStart: make([]int64, n), running: make([]*engine.Task, n), flowOf: map[engine.TaskID]int{}}
 	for i := range c.runStart {
 		c.runStart[i] = -1
 	}
-	c.printf(`{"traceEvents":[`)
+	// The opening must be exactly this for Perfetto's sniffer (perfetto.md).
+	c.write(`{"traceEvents":[`)
 	c.metadata()
 	sim.SetHooks(engine.Hooks{OnSwitch: c.onSwitch, OnWakeup: c.onWakeup})
 	return c
 }
 
-func (c *Chrome) printf(format string, args ...any) {
+// write writes fixed JSON punctuation (never data).
+func (c *Chrome) write(s string) {
 	if c.err != nil {
 		return
 	}
-	_, c.err = fmt.Fprintf(c.w, format, args...)
+	_, c.err = c.w.WriteString(s)
 }
 
-func (c *Chrome) event(format string, args ...any) {
+// event encodes one event (the encoder ends it with a newline).
+func (c *Chrome) event(v any) {
 	if c.events >= MaxEvents {
 		c.dropped++
 		return
 	}
 	c.events++
 	if !c.first {
-		c.printf(",\n")
+		c.write(",")
 	}
 	c.first = false
-	c.printf(format, args...)
+	if c.err != nil {
+		return
+	}
+	c.err = c.enc.Encode(v)
 }
 
-func us(ns int64) string { return fmt.Sprintf("%d.%03d", ns/1000, ns%1000) }
+// us converts simulated ns to the format's µs, keeping ns precision.
+func us(ns int64) float64 { return float64(ns) / 1000 }
 
 func (c *Chrome) metadata() {
 	tp := c.sim.Topology()
 	for llc := 0; llc < tp.NLLC; llc++ {
 		socket := tp.Socket[tp.LLCSpan[llc].First()]
-		c.event(`{"ph":"M","name":"process_name","pid":%d,"args":{"name":"Socket%d / LLC%02d"}}`, pidBase+llc, socket, llc)
-		c.event(`{"ph":"M","name":"process_sort_index","pid":%d,"args":{"sort_index":%d}}`, pidBase+llc, llc)
+		c.event(metaEvent{Ph: "M", Name: "process_name", Pid: pidBase + llc,
+			Args: nameArgs{Name: fmt.Sprintf("Socket%d / LLC%02d", socket, llc)}})
+		c.event(metaEvent{Ph: "M", Name: "process_sort_index", Pid: pidBase + llc, Args: sortArgs{SortIndex: llc}})
 	}
 	for cpu := 0; cpu < tp.NCPU; cpu++ {
-		c.event(`{"ph":"M","name":"thread_name","pid":%d,"tid":%d,"args":{"name":"CPU %04d (core %d, T%d)"}}`,
-			pidBase+tp.LLC[cpu], tidBase+cpu, cpu, tp.Core[cpu], tp.Thread[cpu])
-		c.event(`{"ph":"M","name":"thread_sort_index","pid":%d,"tid":%d,"args":{"sort_index":%d}}`, pidBase+tp.LLC[cpu], tidBase+cpu, cpu)
+		pid, tid := pidBase+tp.LLC[cpu], tidBase+cpu
+		c.event(metaEvent{Ph: "M", Name: "thread_name", Pid: pid, Tid: tid,
+			Args: nameArgs{Name: fmt.Sprintf("CPU %04d (core %d, T%d)", cpu, tp.Core[cpu], tp.Thread[cpu])}})
+		c.event(metaEvent{Ph: "M", Name: "thread_sort_index", Pid: pid, Tid: tid, Args: sortArgs{SortIndex: cpu}})
 	}
 }
 
@@ -97,8 +191,8 @@ func (c *Chrome) closeSlice(cpu int, endState string) {
 	}
 	pid, tid := c.track(cpu)
 	start := c.runStart[cpu]
-	c.event(`{"ph":"X","cat":"sched","name":%q,"pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"task":%d,"nice":%d,"end_state":%q}}`,
-		t.Name, pid, tid, us(start), us(c.sim.Now()-start), t.ID, t.Nice, endState)
+	c.event(sliceEvent{Ph: "X", Cat: "sched", Name: t.Name, Pid: pid, Tid: tid, Ts: us(start), Dur: us(c.sim.Now() - start),
+		Args: sliceArgs{Task: t.ID, Nice: t.Nice, EndState: endState}})
 	c.running[cpu] = nil
 	c.runStart[cpu] = -1
 }
@@ -122,40 +216,54 @@ func (c *Chrome) onSwitch(cpu int, prev, next *engine.Task) {
 	if id, ok := c.flowOf[next.ID]; ok {
 		delete(c.flowOf, next.ID)
 		pid, tid := c.track(cpu)
-		c.event(`{"ph":"f","bp":"e","id":%d,"cat":"wakeup","name":"wake","pid":%d,"tid":%d,"ts":%s}`, id, pid, tid, us(c.sim.Now()+1))
+		c.event(flowEvent{Ph: "f", BP: "e", ID: id, Cat: "wakeup", Name: "wake", Pid: pid, Tid: tid, Ts: us(c.sim.Now() + 1)})
 	}
 }
 
 func (c *Chrome) onWakeup(d *engine.Decision) {
 	pid, tid := c.track(d.WakerCPU)
-	c.event(`{"ph":"i","s":"t","cat":"wakeup","name":"select_idle_sibling","pid":%d,"tid":%d,"ts":%s,"args":{"wakee":%d,"prev":%d,"target":%d,"chosen":%d,"stage":%q,"probes":%s,"sync":%t}}`,
-		pid, tid, us(d.Time), d.Task, d.Prev, d.Target, d.Chosen, d.Stage.String(), intList(d.Probes), d.Sync)
+	probes := d.Probes
+	if probes == nil {
+		probes = []int{}
+	}
+	c.event(instantEvent{Ph: "i", S: "t", Cat: "wakeup", Name: "select_idle_sibling", Pid: pid, Tid: tid, Ts: us(d.Time),
+		Args: decisionArgs{Wakee: d.Task, Prev: d.Prev, Target: d.Target, Chosen: d.Chosen, Stage: d.Stage.String(), Probes: probes, Sync: d.Sync}})
 	if d.Waker >= 0 && c.running[d.WakerCPU] != nil {
 		c.flowSeq++
 		c.flowOf[d.Task] = c.flowSeq
-		c.event(`{"ph":"s","id":%d,"cat":"wakeup","name":"wake","pid":%d,"tid":%d,"ts":%s}`, c.flowSeq, pid, tid, us(d.Time))
+		c.event(flowEvent{Ph: "s", ID: c.flowSeq, Cat: "wakeup", Name: "wake", Pid: pid, Tid: tid, Ts: us(d.Time)})
 	}
-}
-
-func intList(xs []int) string {
-	b := make([]byte, 0, 4*len(xs)+2)
-	b = append(b, '[')
-	for i, x := range xs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = fmt.Appendf(b, "%d", x)
-	}
-	return string(append(b, ']'))
 }
 
 // Close ends the open slices at the current time and finishes the file.
-func (c *Chrome) Close() error {
+func (c *Chrome) Close() error { return c.finish(false) }
+
+// CloseInterrupted is Close for a run stopped before its end: the file is
+// complete and valid, holds the part done, and its metadata says
+// "truncated": true and "interrupted_at_s" (the simulated time reached).
+func (c *Chrome) CloseInterrupted() error { return c.finish(true) }
+
+func (c *Chrome) finish(interrupted bool) error {
 	for cpu := range c.running {
 		c.closeSlice(cpu, "R")
 	}
-	c.printf(`],"displayTimeUnit":"ns","metadata":{"generator":"schedplay","events":%d,"dropped_events":%d}}`+"\n", c.events, c.dropped)
+	t := tail{DisplayTimeUnit: "ns", Metadata: metadata{Generator: "schedplay", Events: c.events, DroppedEvents: c.dropped}}
+	if interrupted {
+		at := float64(c.sim.Now()) / float64(engine.Second)
+		t.Metadata.Truncated, t.Metadata.InterruptedAtS = true, &at
+	}
 	c.sim.SetHooks(engine.Hooks{})
+	// The events array ends, then the tail object's members follow in the
+	// same top-level object: encode the tail and splice off its braces.
+	b, err := json.Marshal(t)
+	if c.err == nil {
+		c.err = err
+	}
+	c.write("],")
+	if c.err == nil {
+		_, c.err = c.w.Write(b[1:])
+	}
+	c.write("\n")
 	if c.err != nil {
 		return c.err
 	}

@@ -5,22 +5,47 @@
 //	go run ./cmd/schedsim presets
 //	go run ./cmd/schedsim knobs
 //	go run ./cmd/schedsim run --preset intel-2s-44c-88t --workload schbench:m=2,t=22 --duration 2s
+//
+// Exit status (README, "Exit status"): 0 ok; 1 a run failed or reproduce
+// found a failing check; 2 bad usage or input; 3 an internal error;
+// 130 interrupted (SIGINT/SIGTERM).
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
+
+	"schedplay/scenario"
 )
 
-// usageError is a bad command line: exit status 2.
+// Exit statuses: the command line's contract (README, "Exit status").
+const (
+	exitOK          = 0
+	exitFailed      = 1   // a run failed, or reproduce found a check that failed
+	exitUsage       = 2   // bad usage or input, including limits found while building a run
+	exitInternal    = 3   // an internal error (a recovered panic)
+	exitInterrupted = 130 // stopped by SIGINT/SIGTERM (128+SIGINT, as shells report it)
+)
+
+// usageError is a bad command line or bad input: exit status 2.
 type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// interruptedError is a verb stopped by a signal: exit status 130.
+type interruptedError struct{ msg string }
+
+func (e *interruptedError) Error() string { return e.msg }
+
+// errHelp is returned after a verb printed its help on stdout: exit 0.
+var errHelp = errors.New("help printed")
 
 const usage = `usage: schedsim <verb> [flags]
 
@@ -30,54 +55,151 @@ verbs:
   workloads               list workload kinds and their keys
   run --preset NAME [--workload SPEC]... [--set KNOB=VALUE]... [--duration 10s]
       [--seed N] [--runs N] [--format text|json|schbench] [--machine-file FILE]
-      [--no-wall-time] [--debug] [--trace FILE]
+      [--no-wall-time] [--debug] [--trace FILE] [--out FILE] [--force]
   compare --preset NAME --workload SPEC --a "KNOB=V,..." --b "KNOB=V,..." [--runs 5]
+          [--out FILE] [--force]
                           two knob sets, same seeds: metric, A, B, % change
-  reproduce [--json] [--quick] [TARGET...]
+  reproduce [--json] [--quick] [--out FILE] [--force] [TARGET...]
                           run the validation experiments (V1..V6): seed figures
                           beside simulated ones, PASS/FAIL per check
 
 Run "schedsim <verb> -h" for a verb's flags.
+
+exit status: 0 ok; 1 a run failed or a reproduce check failed; 2 bad usage or
+input; 3 internal error; 130 interrupted (Ctrl-C).
 `
 
+var verbNames = []string{"presets", "knobs", "workloads", "run", "compare", "reproduce"}
+
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, cancel := context.WithCancel(context.Background())
+	watchSignals(cancel)
+	os.Exit(runContext(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// run is the command line without signal handling (the tests' entry).
 func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext runs one command line and returns its exit status. ctx ends
+// when the user interrupts: the run verbs then stop early and keep what
+// they did (or nothing), and the status is 130.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			code = internalError(stderr, args, p)
+		}
+	}()
+	return exitStatus(stderr, dispatch(ctx, args, stdout, stderr))
+}
+
+// testHook, when set, is called with the verb before it runs (tests make
+// it panic to check the internal-error path).
+var testHook func(verb string)
+
+// crashOnVerb is empty in every real build; a test build sets it with
+// -ldflags "-X main.crashOnVerb=VERB" so that VERB panics, to check the
+// exit status of a real process.
+var crashOnVerb string
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return 2
+		return usagef("no verb given (valid verbs: %s)", strings.Join(verbNames, ", "))
 	}
-	var err error
-	switch args[0] {
+	verb := args[0]
+	if testHook != nil {
+		testHook(verb)
+	}
+	if crashOnVerb != "" && verb == crashOnVerb {
+		panic("crash requested by the test build (-X main.crashOnVerb)")
+	}
+	switch verb {
 	case "presets":
-		err = cmdPresets(args[1:], stdout)
+		return cmdPresets(args[1:], stdout)
 	case "knobs":
-		err = cmdKnobs(args[1:], stdout)
+		return cmdKnobs(args[1:], stdout)
 	case "workloads":
-		err = cmdWorkloads(args[1:], stdout)
+		return cmdWorkloads(args[1:], stdout)
 	case "run":
-		err = cmdRun(args[1:], stdout, stderr)
+		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "compare":
-		err = cmdCompare(args[1:], stdout, stderr)
+		return cmdCompare(ctx, args[1:], stdout, stderr)
 	case "reproduce":
-		err = cmdReproduce(args[1:], stdout, stderr)
-	case "-h", "--help", "help":
+		return cmdReproduce(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 && verb == "help" {
+			for _, v := range verbNames {
+				if args[1] == v {
+					return dispatch(ctx, []string{v, "-h"}, stdout, stderr)
+				}
+			}
+			return usagef("help: unknown verb %q (valid verbs: %s)", args[1], strings.Join(verbNames, ", "))
+		}
 		fmt.Fprint(stdout, usage)
-		return 0
-	default:
-		err = usagef("unknown verb %q (valid verbs: presets, knobs, workloads, run, compare, reproduce)", args[0])
+		return nil
 	}
-	if err == nil {
-		return 0
+	if strings.HasPrefix(verb, "-") {
+		return usagef("flag %s given before a verb (usage: schedsim <verb> [flags]; valid verbs: %s)", verb, strings.Join(verbNames, ", "))
+	}
+	return usagef("unknown verb %q (valid verbs: %s)", verb, strings.Join(verbNames, ", "))
+}
+
+// exitStatus reports err on stderr and maps it to the exit status.
+func exitStatus(stderr io.Writer, err error) int {
+	if err == nil || err == errHelp {
+		return exitOK
 	}
 	fmt.Fprintln(stderr, "schedsim:", err)
 	var ue *usageError
-	if errors.As(err, &ue) {
-		return 2
+	var ie *interruptedError
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.As(err, &ie):
+		return exitInterrupted
 	}
-	return 1
+	return exitFailed
+}
+
+// internalError reports a recovered panic with the command line that
+// reproduces it and the stack, and returns exit status 3.
+func internalError(stderr io.Writer, args []string, p any) int {
+	stack := debug.Stack()
+	if rp, ok := p.(*scenario.RunPanic); ok {
+		stack = rp.Stack
+	}
+	fmt.Fprintf(stderr, "schedsim: internal error: %v; reproduce with: %s\n", p, commandLine(args))
+	fmt.Fprintf(stderr, "please report it with the command line above and this stack:\n%s", stack)
+	return exitInternal
+}
+
+// commandLine renders args as a shell command line that runs them again.
+func commandLine(args []string) string {
+	parts := []string{"schedsim"}
+	for _, a := range args {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	plain := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=+:,./@%", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // multiFlag collects a repeatable flag.

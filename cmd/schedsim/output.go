@@ -3,17 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"schedplay/engine"
 	"schedplay/engine/histo"
 	"schedplay/engine/knob"
 	"schedplay/scenario"
-	"schedplay/trace"
 )
 
 func writeText(w io.Writer, cfg scenario.Config, r *scenario.Result) {
@@ -173,28 +170,4 @@ func writeSchbench(w io.Writer, r *scenario.Result) {
 		}
 		fmt.Fprintf(w, "\tmin=%d, max=%d\n", l.Min, l.Max)
 	}
-}
-
-// runWithTrace runs one simulation while streaming a Chrome/Perfetto trace.
-func runWithTrace(cfg scenario.Config, path string) (*scenario.Result, error) {
-	sim, err := cfg.Build()
-	if err != nil {
-		return nil, err
-	}
-	fh, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	tr := trace.Attach(sim, fh)
-	start := time.Now()
-	scenario.Advance(sim, cfg.Duration)
-	wall := time.Since(start).Seconds()
-	if err := tr.Close(); err != nil {
-		fh.Close()
-		return nil, fmt.Errorf("trace %s: %v", path, err)
-	}
-	if err := fh.Close(); err != nil {
-		return nil, err
-	}
-	return scenario.Summarize(&cfg, sim, wall), nil
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -15,15 +18,32 @@ import (
 	"schedplay/scenario"
 )
 
+// runExperiment runs one validation experiment (tests replace it).
+var runExperiment = experiment.Run
+
+type reproduceFlags struct {
+	asJSON, quick, verbose, force bool
+	out                           string
+}
+
+func reproduceFlagSet(f *reproduceFlags) *flag.FlagSet {
+	fs := newFlagSet("reproduce")
+	fs.BoolVar(&f.asJSON, "json", false, "print the outcomes as JSON")
+	fs.BoolVar(&f.quick, "quick", false, "reduced duration and seeds (each experiment's \"quick\" size), as make test runs it")
+	fs.BoolVar(&f.verbose, "v", false, "report progress on stderr")
+	fs.StringVar(&f.out, "out", "", "write the output to `FILE` instead of stdout (whole or not at all)")
+	fs.BoolVar(&f.force, "force", false, "replace an existing --out file")
+	return fs
+}
+
 // cmdReproduce runs the validation experiments and prints, per row, the
-// seed figure beside the simulated one, then PASS/FAIL per check.
+// seed figure beside the simulated one, then PASS/FAIL per check. A check
+// that fails, unless its experiment is a known_fail, makes exit status 1.
 func cmdReproduce(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("reproduce", stderr)
-	asJSON := fs.Bool("json", false, "print the outcomes as JSON")
-	quick := fs.Bool("quick", false, "reduced duration and seeds (each experiment's \"quick\" size), as make test runs it")
-	verbose := fs.Bool("v", false, "report progress on stderr")
-	if err := fs.Parse(args); err != nil {
-		return usagef("%v", err)
+	var f reproduceFlags
+	fs := reproduceFlagSet(&f)
+	if err := parseFlags(fs, args, stdout, true); err != nil {
+		return err
 	}
 	var exps []*presets.Experiment
 	if fs.NArg() == 0 {
@@ -42,45 +62,55 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 			for _, e := range presets.Experiments() {
 				names = append(names, e.Target+" ("+e.Name+")")
 			}
-			return usagef("unknown target %q (valid: %s)", t, strings.Join(names, ", "))
+			return usagef("reproduce: unknown TARGET %q (valid: %s)", t, strings.Join(names, ", "))
 		}
 	}
 	if len(exps) == 0 {
 		return fmt.Errorf("no experiment presets are embedded")
 	}
+	out := &output{flag: "--out", path: f.out}
+	if err := openOutputs(f.force, nil, out); err != nil {
+		return err
+	}
+	defer out.abort()
+	dst := newSink(stdout, out)
 	var outs []*experiment.Outcome
-	failed := 0
+	var failed []string
 	for _, e := range exps {
 		size := presets.Size{}
-		if *quick {
+		if f.quick {
 			size = e.Quick
 		}
 		start := time.Now()
 		var progress func(string)
-		if *verbose {
+		if f.verbose {
 			progress = func(s string) { fmt.Fprintln(stderr, s) }
 		}
-		o, err := experiment.Run(e, size, progress)
+		o, err := runExperiment(e, size, progress)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %v", e.Target, err)
 		}
 		if !o.Pass && o.KnownFail == "" {
-			failed++
+			failed = append(failed, o.Target)
 		}
 		outs = append(outs, o)
-		if !*asJSON {
-			writeOutcome(stdout, o, time.Since(start))
+		if !f.asJSON {
+			writeOutcome(dst, o, time.Since(start))
+			dst.flushStdout() // each outcome as it comes, on a terminal
 		}
 	}
-	if *asJSON {
+	if f.asJSON {
 		b, err := json.MarshalIndent(outs, "", "  ")
 		if err != nil {
 			return err
 		}
-		stdout.Write(append(b, '\n'))
+		dst.Write(append(b, '\n'))
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d targets failed", failed, len(outs))
+	if err := dst.finish(f.force); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d targets failed: %s", len(failed), len(outs), strings.Join(failed, ", "))
 	}
 	return nil
 }
@@ -146,24 +176,26 @@ func num(x float64) string {
 	return fmt.Sprintf("%.3g", x)
 }
 
+func compareFlagSet(f *runFlags, a, b *string) *flag.FlagSet {
+	fs := newFlagSet("compare")
+	f.addCommon(fs)
+	fs.StringVar(a, "a", "", "arm A's knob settings `KNOB=V,KNOB=V` (empty: defaults)")
+	fs.StringVar(b, "b", "", "arm B's knob settings `KNOB=V,KNOB=V`")
+	fs.DurationVar(&f.duration, "duration", 10*time.Second, "simulated `TIME` per run, e.g. 500ms or 2s (at most 1h)")
+	fs.IntVar(&f.runs, "runs", 5, "`N` seeds per arm")
+	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text or json")
+	return fs
+}
+
 // cmdCompare runs one workload under two knob sets on the same seeds and
 // prints, in the style of the seeds' tables, metric, A mean ± stdev,
 // B mean ± stdev and % change.
-func cmdCompare(args []string, stdout, stderr io.Writer) error {
+func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cooperative.Store(true) // a signal stops the runs; nothing is written
+	defer cooperative.Store(false)
 	var f runFlags
 	var a, b string
-	fs := newFlagSet("compare", stderr)
-	fs.StringVar(&f.preset, "preset", "", "machine preset name")
-	fs.StringVar(&f.machineFile, "machine-file", "", "JSON file describing your own machine")
-	fs.Var(&f.workloads, "workload", "workload spec (repeatable)")
-	fs.Var(&f.sets, "set", "knob setting for both arms (repeatable)")
-	fs.StringVar(&a, "a", "", "arm A knob settings: \"KNOB=V,KNOB=V\" (empty: defaults)")
-	fs.StringVar(&b, "b", "", "arm B knob settings")
-	fs.DurationVar(&f.duration, "duration", 10*time.Second, "simulated time per run")
-	fs.Uint64Var(&f.seed, "seed", 1, "first seed")
-	fs.IntVar(&f.runs, "runs", 5, "seeds per arm")
-	fs.StringVar(&f.format, "format", "text", "text or json")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(compareFlagSet(&f, &a, &b), args, stdout, false); err != nil {
 		return err
 	}
 	if f.format != "text" && f.format != "json" {
@@ -173,53 +205,72 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	arm := func(spec string) (scenario.Config, error) {
+	arm := func(flagName, spec string) (scenario.Config, error) {
 		c := base
 		c.Knobs = append([]string(nil), base.Knobs...)
 		for _, kv := range strings.Split(spec, ",") {
-			if kv = strings.TrimSpace(kv); kv != "" {
-				c.Knobs = append(c.Knobs, kv)
+			if kv = strings.TrimSpace(kv); kv == "" {
+				continue
 			}
+			if _, err := scenario.KnobValues(f.spec, []string{kv}); err != nil {
+				return c, usagef("%s %q: %v", flagName, kv, err)
+			}
+			c.Knobs = append(c.Knobs, kv)
 		}
 		if _, _, err := c.Check(); err != nil {
-			return c, usagef("%v", err)
+			return c, usagef("%s %q: %v", flagName, spec, err)
+		}
+		if _, err := f.build(c); err != nil {
+			return c, err
 		}
 		return c, nil
 	}
-	ca, err := arm(a)
+	ca, err := arm("--a", a)
 	if err != nil {
 		return err
 	}
-	cb, err := arm(b)
+	cb, err := arm("--b", b)
 	if err != nil {
 		return err
 	}
-	ra, err := scenario.RunMany(ca, f.runs)
-	if err != nil {
+	out := &output{flag: "--out", path: f.out}
+	if err := openOutputs(f.force, f.inputs, out); err != nil {
 		return err
 	}
-	rb, err := scenario.RunMany(cb, f.runs)
-	if err != nil {
+	defer out.abort()
+	interrupted := &interruptedError{"interrupted before the comparison finished; no output written"}
+	ra, err := scenario.RunManyContext(ctx, ca, f.runs)
+	if errors.Is(err, scenario.ErrInterrupted) {
+		return interrupted
+	} else if err != nil {
 		return err
 	}
+	rb, err := scenario.RunManyContext(ctx, cb, f.runs)
+	if errors.Is(err, scenario.ErrInterrupted) {
+		return interrupted
+	} else if err != nil {
+		return err
+	}
+	dst := newSink(stdout, out)
 	rows := compareRows(ra, rb)
 	if f.format == "json" {
-		out := map[string]any{"preset": ra[0].Preset, "a": a, "b": b, "runs": f.runs, "seed": f.seed, "rows": rows}
-		bs, err := json.MarshalIndent(out, "", "  ")
+		res := map[string]any{"preset": ra[0].Preset, "a": a, "b": b, "runs": f.runs, "seed": f.seed, "rows": rows}
+		bs, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
 			return err
 		}
-		stdout.Write(append(bs, '\n'))
-		return nil
+		dst.Write(append(bs, '\n'))
+		return dst.finish(f.force)
 	}
-	fmt.Fprintf(stdout, "preset %s, %d seeds (%d..%d), %.3gs each\nA: %s\nB: %s\n\n", ra[0].Preset, f.runs, f.seed, f.seed+uint64(f.runs)-1,
+	fmt.Fprintf(dst, "preset %s, %d seeds (%d..%d), %.3gs each\nA: %s\nB: %s\n\n", ra[0].Preset, f.runs, f.seed, f.seed+uint64(f.runs)-1,
 		ra[0].DurationS, orDefaults(a), orDefaults(b))
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(dst, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "metric\tA mean\t± sd\tB mean\t± sd\tchange\t\n")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%+.2f%%\t\n", r.Metric, num(r.AMean), num(r.ASd), num(r.BMean), num(r.BSd), r.ChangePct)
 	}
-	return tw.Flush()
+	tw.Flush()
+	return dst.finish(f.force)
 }
 
 func orDefaults(s string) string {

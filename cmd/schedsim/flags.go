@@ -1,0 +1,74 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// verbSynopsis is the first lines of each verb's help.
+var verbSynopsis = map[string]string{
+	"presets":   "usage: schedsim presets\n\nLists the machine and experiment presets: name, kind, title.\n",
+	"knobs":     "usage: schedsim knobs [--format text|markdown]\n\nLists every knob: name, type, group, default, range, doc.\n",
+	"workloads": "usage: schedsim workloads\n\nLists the workload kinds and their keys.\n",
+	"run": "usage: schedsim run --preset NAME [--workload SPEC]... [--set KNOB=VALUE]... [flags]\n\n" +
+		"Runs the machine with the workloads and prints the results (--format), on stdout or\n" +
+		"into --out FILE. Output files are written whole or not at all; an existing one is\n" +
+		"replaced only with --force, an input of the run never.\n",
+	"compare": "usage: schedsim compare --preset NAME --workload SPEC --a \"KNOB=V,...\" --b \"KNOB=V,...\" [flags]\n\n" +
+		"Runs two knob sets on the same seeds and prints metric, A, B and % change.\n",
+	"reproduce": "usage: schedsim reproduce [--json] [--quick] [--out FILE] [TARGET...]\n\n" +
+		"Runs the validation experiments (all, or the TARGETs named: V1, v1-sis-schbench, ...)\n" +
+		"and prints seed vs simulated figures and PASS/FAIL per check. Exit status 1 when a\n" +
+		"check fails that is not a known_fail.\n",
+}
+
+// newFlagSet makes a verb's flag set. It prints nothing itself:
+// parseFlags reports errors (naming the flag) and prints the help.
+func newFlagSet(verb string) *flag.FlagSet {
+	fs := flag.NewFlagSet(verb, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseFlags parses a verb's arguments. -h/--help prints the verb's help
+// on stdout and returns errHelp (exit 0); a bad flag is a usage error.
+// withArgs says whether the verb takes positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer, withArgs bool) error {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			printHelp(stdout, fs)
+			return errHelp
+		}
+		return usagef("%s: %v (see \"schedsim %s -h\")", fs.Name(), err, fs.Name())
+	}
+	if !withArgs && fs.NArg() > 0 {
+		return usagef("%s: unexpected argument %q (%s takes no arguments; see \"schedsim %s -h\")", fs.Name(), fs.Arg(0), fs.Name(), fs.Name())
+	}
+	return nil
+}
+
+// printHelp prints a verb's synopsis and flags, each as
+// "--name PLACEHOLDER" (the back-quoted word of its usage string).
+func printHelp(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, verbSynopsis[fs.Name()])
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
+	}
+	fmt.Fprint(w, "\nflags:\n")
+	fs.VisitAll(func(f *flag.Flag) {
+		placeholder, text := flag.UnquoteUsage(f)
+		head := "  --" + f.Name
+		if placeholder != "" {
+			head += " " + placeholder
+		}
+		if f.DefValue != "" && f.DefValue != "false" {
+			text += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "%s\n      %s\n", head, strings.ReplaceAll(text, "\n", "\n      "))
+	})
+}

@@ -1,0 +1,199 @@
+package main
+
+// Tests on a real schedsim process: its exit statuses as the shell sees
+// them, and what Ctrl-C (SIGINT) leaves behind.
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The binaries, built once per test run: plain is schedsim as shipped;
+// crash is the same with -X main.crashOnVerb=run, so that run panics.
+var bins struct {
+	once         sync.Once
+	dir          string
+	plain, crash string
+	err          error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bins.dir != "" {
+		os.RemoveAll(bins.dir)
+	}
+	os.Exit(code)
+}
+
+func binaries(t *testing.T) (plain, crash string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	if runtime.GOOS == "windows" || runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
+		t.Skip("needs POSIX processes and signals")
+	}
+	bins.once.Do(func() {
+		bins.dir, bins.err = os.MkdirTemp("", "schedsim-test-")
+		if bins.err != nil {
+			return
+		}
+		bins.plain = filepath.Join(bins.dir, "schedsim")
+		bins.crash = filepath.Join(bins.dir, "schedsim-crash")
+		for _, b := range []struct{ out, ldflags string }{{bins.plain, ""}, {bins.crash, "-X main.crashOnVerb=run"}} {
+			out, err := exec.Command("go", "build", "-ldflags="+b.ldflags, "-o", b.out, ".").CombinedOutput()
+			if err != nil {
+				bins.err = errors.New("go build: " + err.Error() + "\n" + string(out))
+				return
+			}
+		}
+	})
+	if bins.err != nil {
+		t.Fatal(bins.err)
+	}
+	return bins.plain, bins.crash
+}
+
+// exitCode runs cmd and returns its exit status.
+func exitCode(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatalf("%v: %v", cmd.Args, err)
+	}
+	return 0
+}
+
+func TestProcessExitStatus(t *testing.T) {
+	plain, crash := binaries(t)
+	cases := []struct {
+		name       string
+		bin        string
+		args       []string
+		stdoutFile string // instead of a buffer
+		code       int
+		stdout     string // a substring of stdout
+		stderr     string // a substring of stderr
+	}{
+		{"ok", plain, []string{"presets"}, "", 0, "intel-2s-44c-88t", ""},
+		{"-h", plain, []string{"-h"}, "", 0, "usage: schedsim", ""},
+		{"run --help", plain, []string{"run", "--help"}, "", 0, "--preset NAME", ""},
+		{"a run failed (stdout is a full disk)", plain, small(), "/dev/full", 1, "", "stdout"},
+		{"unknown verb", plain, []string{"frobnicate"}, "", 2, "", `unknown verb "frobnicate"`},
+		{"unknown flag", plain, small("--bogus"), "", 2, "", "-bogus"},
+		{"unknown knob", plain, small("--set", "SIS_FOO=1"), "", 2, "", "--set"},
+		{"limit found while building", plain, small("--workload", "hackbench:g=1000,f=40"), "", 2, "", "--workload"},
+		{"internal error", crash, []string{"run", "--preset", "p4-ht-1c-2t", "--workload", "hog:n=1"}, "", 3, "",
+			"schedsim: internal error: crash requested by the test build (-X main.crashOnVerb); reproduce with: schedsim run --preset p4-ht-1c-2t --workload hog:n=1\n"},
+		{"the crash build is otherwise schedsim", crash, []string{"presets"}, "", 0, "p4-ht-1c-2t", ""},
+	}
+	for _, c := range cases {
+		cmd := exec.Command(c.bin, c.args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if c.stdoutFile != "" {
+			fh, err := os.OpenFile(c.stdoutFile, os.O_WRONLY, 0)
+			if err != nil {
+				t.Logf("%s: skipped: %v", c.name, err)
+				continue
+			}
+			cmd.Stdout = fh
+			defer fh.Close()
+		}
+		code := exitCode(t, cmd)
+		if code != c.code || !strings.Contains(stdout.String(), c.stdout) || !strings.Contains(stderr.String(), c.stderr) {
+			t.Errorf("%s: %v: exit %d (want %d)\nstdout %.200q (want %q)\nstderr %.300q (want %q)",
+				c.name, c.args, code, c.code, stdout.String(), c.stdout, stderr.String(), c.stderr)
+		}
+	}
+}
+
+// interrupt starts schedsim in dir, waits until it has begun writing an
+// output (a temporary file shows up), sends SIGINT and returns the exit
+// status and stderr.
+func interrupt(t *testing.T, bin, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		tmps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
+		if len(tmps) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("%v: no temporary output file appeared; stderr %q", args, stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // let it simulate a little
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			done <- ee.ExitCode()
+			return
+		}
+		done <- 0
+	}()
+	select {
+	case code := <-done:
+		return code, stderr.String()
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("%v: still running 20 s after SIGINT", args)
+	}
+	return 0, ""
+}
+
+// Ctrl-C during a run with --trace and --out leaves both files complete,
+// valid JSON, holding the part done and marked truncated; during --runs N,
+// compare or reproduce it leaves no file; never a temporary file.
+func TestSIGINTLeavesValidTruncatedFilesOrNone(t *testing.T) {
+	plain, _ := binaries(t)
+
+	dir := t.TempDir()
+	code, stderr := interrupt(t, plain, dir, "run", "--preset", "intel-2s-44c-88t", "--workload", "schbench:m=2,t=22",
+		"--duration", "1h", "--trace", "t.json", "--out", "o.json", "--format", "json")
+	if code != exitInterrupted || !strings.Contains(stderr, "interrupted at") {
+		t.Fatalf("run: exit %d, stderr %q", code, stderr)
+	}
+	checkTruncated(t, filepath.Join(dir, "t.json"), filepath.Join(dir, "o.json"))
+	assertOnly(t, dir, "t.json", "o.json")
+
+	for _, args := range [][]string{
+		{"run", "--preset", "intel-2s-44c-88t", "--workload", "schbench:m=2,t=22", "--duration", "1h", "--runs", "2", "--out", "o.json"},
+		{"compare", "--preset", "intel-2s-44c-88t", "--workload", "schbench:m=2,t=22", "--duration", "1h", "--runs", "2", "--out", "o.json"},
+		{"reproduce", "--out", "o.txt", "V1"},
+	} {
+		dir := t.TempDir()
+		code, stderr := interrupt(t, plain, dir, args...)
+		if code != exitInterrupted || !strings.Contains(stderr, "interrupted") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+		assertOnly(t, dir)
+	}
+}

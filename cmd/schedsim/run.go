@@ -1,0 +1,417 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"schedplay/engine"
+	"schedplay/engine/machine"
+	"schedplay/engine/workload"
+	"schedplay/presets"
+	"schedplay/scenario"
+	"schedplay/trace"
+)
+
+type runFlags struct {
+	preset      string
+	machineFile string
+	workloads   multiFlag
+	sets        multiFlag
+	duration    time.Duration
+	seed        uint64
+	runs        int
+	format      string
+	noWall      bool
+	debug       bool
+	trace       string
+	out         string
+	force       bool
+
+	// Filled by config:
+	spec     *machine.Spec
+	inputs   []input           // files the run reads
+	expanded map[string]string // expanded workload spec -> as given
+}
+
+// addCommon registers the flags run and compare share.
+func (f *runFlags) addCommon(fs *flag.FlagSet) {
+	fs.StringVar(&f.preset, "preset", "", "machine preset `NAME` (list them with: schedsim presets); a path ending in .json is read as --machine-file")
+	fs.StringVar(&f.machineFile, "machine-file", "", "JSON `FILE` describing your own machine, in the preset schema (see presets/machines/)")
+	fs.Var(&f.workloads, "workload", "workload `SPEC`, kind:key=value,... (repeatable; list kinds and keys with: schedsim workloads)")
+	fs.Var(&f.sets, "set", "knob setting `KNOB=VALUE` (repeatable; list knobs with: schedsim knobs)")
+	fs.Uint64Var(&f.seed, "seed", 1, "first random `SEED` (--runs N uses SEED..SEED+N-1)")
+	fs.StringVar(&f.out, "out", "", "write the output to `FILE` instead of stdout (whole or not at all)")
+	fs.BoolVar(&f.force, "force", false, "replace an existing --out/--trace file (never an input of the run)")
+}
+
+func runFlagSet(f *runFlags) *flag.FlagSet {
+	fs := newFlagSet("run")
+	f.addCommon(fs)
+	fs.DurationVar(&f.duration, "duration", 10*time.Second, "simulated `TIME` to run, e.g. 500ms or 2s (at most 1h)")
+	fs.IntVar(&f.runs, "runs", 1, "`N` runs with consecutive seeds; every number becomes mean/stdev")
+	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, json or schbench")
+	fs.BoolVar(&f.noWall, "no-wall-time", false, "report sim_wall_s as 0 so identical runs give byte-identical output")
+	fs.BoolVar(&f.debug, "debug", false, "check engine invariants after every event (slow)")
+	fs.StringVar(&f.trace, "trace", "", "write a Chrome/Perfetto JSON trace of the run to `FILE` (single run only)")
+	return fs
+}
+
+// runOutput is the JSON of one run: the result, plus, when the run was
+// interrupted, "truncated": true and the simulated time reached.
+type runOutput struct {
+	*scenario.Result
+	Truncated      bool     `json:"truncated,omitempty"`
+	InterruptedAtS *float64 `json:"interrupted_at_s,omitempty"`
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	// From here a signal stops the run between two events and the output
+	// keeps the part done (cancelled before the run: at time 0).
+	cooperative.Store(true)
+	defer cooperative.Store(false)
+	var f runFlags
+	if err := parseFlags(runFlagSet(&f), args, stdout, false); err != nil {
+		return err
+	}
+	switch f.format {
+	case "text", "json", "schbench":
+	default:
+		return usagef("--format %q not allowed (allowed: text, json, schbench)", f.format)
+	}
+	if f.runs > 1 && f.trace != "" {
+		return usagef("--trace needs a single run (got --runs %d)", f.runs)
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	// Building finds the limits (tasks, memory) the checks cannot; the
+	// single run uses this build, --runs N builds one per seed.
+	sim, err := f.build(cfg)
+	if err != nil {
+		return err
+	}
+	tr := &output{flag: "--trace", path: f.trace}
+	out := &output{flag: "--out", path: f.out}
+	if err := openOutputs(f.force, f.inputs, tr, out); err != nil {
+		return err
+	}
+	defer tr.abort()
+	defer out.abort()
+	dst := newSink(stdout, out)
+
+	if f.runs > 1 {
+		results, err := scenario.RunManyContext(ctx, cfg, f.runs)
+		if errors.Is(err, scenario.ErrInterrupted) {
+			return &interruptedError{fmt.Sprintf("interrupted before the %d runs finished; no output written", f.runs)}
+		}
+		if err != nil {
+			return err
+		}
+		if f.noWall {
+			for _, r := range results {
+				r.SimWallS = 0
+			}
+		}
+		switch f.format {
+		case "json":
+			b, err := scenario.Aggregate(results)
+			if err != nil {
+				return err
+			}
+			dst.Write(b)
+		case "schbench":
+			for _, r := range results {
+				writeSchbench(dst, r)
+			}
+		default:
+			writeTextMulti(dst, cfg, results)
+		}
+		return dst.finish(f.force)
+	}
+
+	var chrome *trace.Chrome
+	if f.trace != "" {
+		chrome = trace.Attach(sim, tr)
+	}
+	start := time.Now()
+	stopped := scenario.AdvanceContext(ctx, sim, cfg.Duration)
+	wall := time.Since(start).Seconds()
+	if chrome != nil {
+		closeTrace := chrome.Close
+		if stopped {
+			closeTrace = chrome.CloseInterrupted
+		}
+		if err := closeTrace(); err != nil {
+			return fmt.Errorf("--trace %s: %v", f.trace, err)
+		}
+		if err := tr.commit(f.force); err != nil {
+			return err
+		}
+	}
+	res := scenario.Summarize(&cfg, sim, wall)
+	if f.noWall {
+		res.SimWallS = 0
+	}
+	var at *float64
+	if stopped {
+		v := res.DurationS
+		at = &v
+	}
+	switch f.format {
+	case "json":
+		b, err := json.MarshalIndent(runOutput{Result: res, Truncated: stopped, InterruptedAtS: at}, "", "  ")
+		if err != nil {
+			return err
+		}
+		dst.Write(append(b, '\n'))
+	case "schbench":
+		writeSchbench(dst, res)
+		if stopped {
+			fmt.Fprintf(dst, "truncated: interrupted at %.6g s of %.6g s\n", *at, float64(cfg.Duration)/float64(engine.Second))
+		}
+	default:
+		if stopped {
+			fmt.Fprintf(dst, "truncated: interrupted at %.6g s of %.6g s; the results cover the part done\n", *at, float64(cfg.Duration)/float64(engine.Second))
+		}
+		writeText(dst, cfg, res)
+	}
+	if err := dst.finish(f.force); err != nil {
+		return err
+	}
+	if stopped {
+		where := "the output above"
+		var kept []string
+		for _, o := range []*output{tr, out} {
+			if o.path != "" {
+				kept = append(kept, o.flag+" "+o.path)
+			}
+		}
+		if len(kept) > 0 {
+			where = strings.Join(kept, " and ")
+		}
+		return &interruptedError{fmt.Sprintf("interrupted at %.6g s of %.6g s simulated; the part done is in %s, marked truncated",
+			*at, float64(cfg.Duration)/float64(engine.Second), where)}
+	}
+	return nil
+}
+
+// sink is where a verb's result goes: stdout, or the --out file (renamed
+// into place by finish). Write errors are kept and reported by finish.
+type sink struct {
+	bw  *bufio.Writer
+	out *output
+}
+
+func newSink(stdout io.Writer, out *output) *sink {
+	if out.path != "" {
+		return &sink{bw: bufio.NewWriter(out), out: out}
+	}
+	return &sink{bw: bufio.NewWriter(stdout), out: out}
+}
+
+func (s *sink) Write(p []byte) (int, error) { return s.bw.Write(p) }
+
+// flushStdout writes out what is buffered when the sink is stdout (an
+// --out file is written as a whole at the end anyway).
+func (s *sink) flushStdout() {
+	if s.out.path == "" {
+		s.bw.Flush()
+	}
+}
+
+func (s *sink) finish(force bool) error {
+	if err := s.bw.Flush(); err != nil {
+		if s.out.path != "" {
+			return fmt.Errorf("--out %s: %v", s.out.path, cause(err))
+		}
+		return fmt.Errorf("writing the output to stdout: %v", cause(err))
+	}
+	return s.out.commit(force)
+}
+
+// config checks the flags one at a time, so every error names the flag
+// (and the value) at fault, and returns the run's config.
+func (f *runFlags) config() (scenario.Config, error) {
+	cfg := scenario.Config{Preset: f.preset, Knobs: f.sets, Seed: f.seed, Duration: int64(f.duration), Debug: f.debug}
+	if cfg.Duration <= 0 || cfg.Duration > scenario.MaxDuration {
+		return cfg, usagef("--duration %v out of range (allowed: 1ns..%v)", f.duration, time.Duration(scenario.MaxDuration))
+	}
+	if f.runs < 1 || f.runs > scenario.MaxRuns {
+		return cfg, usagef("--runs %d out of range (allowed: 1..%d)", f.runs, scenario.MaxRuns)
+	}
+	if len(f.workloads) > scenario.MaxWorkloads {
+		return cfg, usagef("--workload given %d times (limit %d)", len(f.workloads), scenario.MaxWorkloads)
+	}
+	if err := f.expandRTAppFiles(); err != nil {
+		return cfg, err
+	}
+	for _, w := range f.workloads {
+		if _, err := workload.Parse(f.expandedSpec(w)); err != nil {
+			return cfg, workloadError(w, err)
+		}
+		cfg.Workloads = append(cfg.Workloads, f.expandedSpec(w))
+	}
+
+	file, fileFlag := f.machineFile, "--machine-file"
+	if file == "" && strings.HasSuffix(f.preset, ".json") {
+		file, fileFlag = f.preset, "--preset"
+	}
+	machineFlag := "--preset " + f.preset
+	if file != "" {
+		machineFlag = fileFlag + " " + file
+		f.inputs = append(f.inputs, input{flag: fileFlag, path: file})
+		data, err := readLimited(file, presets.MaxInputBytes)
+		if err != nil {
+			return cfg, usagef("%s: %v", machineFlag, cause(err))
+		}
+		spec, err := presets.ParseMachine(data, file)
+		if err != nil {
+			return cfg, usagef("%s: %v", fileFlag, err)
+		}
+		f.spec = spec
+		cfg.Machine = spec
+		if cfg.Preset == "" || cfg.Preset == file {
+			cfg.Preset = spec.Name
+		}
+	} else {
+		if f.preset == "" {
+			return cfg, usagef("--preset is required (valid presets: %s; or --machine-file FILE)", strings.Join(machineNames(), ", "))
+		}
+		spec, err := presets.Machine(f.preset)
+		if err != nil {
+			return cfg, usagef("--preset: %v", err)
+		}
+		f.spec = spec
+	}
+	tp, err := machine.Build(f.spec)
+	if err != nil {
+		return cfg, usagef("%s: machine %s: %v", machineFlag, f.spec.Name, err)
+	}
+	for _, set := range f.sets {
+		if _, err := scenario.KnobValues(f.spec, []string{set}); err != nil {
+			return cfg, usagef("--set %q: %v", set, err)
+		}
+	}
+	for _, w := range f.workloads {
+		if err := workload.Check(f.expandedSpec(w), tp.NCPU); err != nil {
+			return cfg, workloadError(w, err)
+		}
+	}
+	// Everything was checked above; this catches a check added to
+	// scenario later.
+	if _, _, err := cfg.Check(); err != nil {
+		return cfg, usagef("%v", err)
+	}
+	return cfg, nil
+}
+
+// build builds the run. Its errors are limits of the simulator found only
+// when the tasks are created (e.g. too many tasks): usage errors.
+func (f *runFlags) build(cfg scenario.Config) (*engine.Sim, error) {
+	sim, err := cfg.Build()
+	if err == nil {
+		return sim, nil
+	}
+	if quoted, rest, ok := splitWorkloadError(err.Error()); ok {
+		for _, w := range f.workloads {
+			if sp, perr := workload.Parse(f.expandedSpec(w)); perr == nil &&
+				strings.HasPrefix(sp.String(), strings.TrimSuffix(quoted, "…")) {
+				return nil, usagef("--workload %q: %s", w, rest)
+			}
+		}
+		return nil, usagef("--workload %q: %s", quoted, rest)
+	}
+	return nil, usagef("--workload (all together): %v", err)
+}
+
+func (f *runFlags) expandedSpec(w string) string {
+	if e, ok := f.expanded[w]; ok {
+		return e
+	}
+	return w
+}
+
+// workloadError names the --workload flag and the spec as given.
+func workloadError(given string, err error) error {
+	msg := err.Error()
+	if _, rest, ok := splitWorkloadError(msg); ok {
+		msg = rest
+	}
+	return usagef("--workload %q: %s", given, msg)
+}
+
+// splitWorkloadError splits the workload package's `workload "SPEC": …`.
+func splitWorkloadError(msg string) (spec, rest string, ok bool) {
+	after, found := strings.CutPrefix(msg, "workload ")
+	if !found {
+		return "", msg, false
+	}
+	q, err := strconv.QuotedPrefix(after)
+	if err != nil {
+		return "", msg, false
+	}
+	rest, found = strings.CutPrefix(after[len(q):], ": ")
+	if !found {
+		return "", msg, false
+	}
+	spec, _ = strconv.Unquote(q)
+	return spec, rest, true
+}
+
+// expandRTAppFiles turns "rtapp:file=PATH" into the self-contained
+// "rtapp:b64=..." spec (the engine reads no files; a spec must also work in
+// a share link), and records PATH as an input of the run.
+func (f *runFlags) expandRTAppFiles() error {
+	f.expanded = map[string]string{}
+	for _, sp := range f.workloads {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(sp), "rtapp:file=")
+		if !ok {
+			continue
+		}
+		if strings.Contains(rest, ",") {
+			return usagef("--workload %q: rtapp:file= takes only the file path (put nice/cpus in the JSON)", sp)
+		}
+		f.inputs = append(f.inputs, input{flag: "--workload", path: rest})
+		data, err := readLimited(rest, 1<<20)
+		if err != nil {
+			return usagef("--workload %q: %s: %v", sp, rest, cause(err))
+		}
+		f.expanded[sp] = workload.RTAppSpec(data)
+	}
+	return nil
+}
+
+func machineNames() []string {
+	var out []string
+	for _, m := range presets.Machines() {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+func readLimited(path string, limit int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return data, nil
+}
