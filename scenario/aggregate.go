@@ -34,6 +34,43 @@ func (p *RunPanic) Error() string {
 	return fmt.Sprintf("panic in the run with seed %d: %v", p.Seed, p.Value)
 }
 
+// MemoryBudget bounds the memory the parallel runs of RunMany may hold at
+// once, in bytes (a big machine with tens of thousands of tasks takes a few
+// hundred MB per run; GOMAXPROCS of them could exhaust a laptop).
+var MemoryBudget int64 = 2 << 30
+
+// parallelRuns is how many of runs to run at once: GOMAXPROCS, fewer when
+// one run would not fit MemoryBudget that many times. One run's footprint
+// is measured by building it once (the heap it adds, ×3 for what running
+// adds: queued events, histograms, the decision ring).
+func parallelRuns(c Config, runs int) int {
+	n := min(runs, runtime.GOMAXPROCS(0))
+	if n <= 1 {
+		return 1
+	}
+	perRun := RunFootprint(c)
+	if perRun <= 0 {
+		return n
+	}
+	return int(max(1, min(int64(n), MemoryBudget/perRun)))
+}
+
+// RunFootprint estimates the memory one run of c holds, in bytes (0 when
+// it cannot be built).
+func RunFootprint(c Config) int64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	sim, err := c.Build()
+	if err != nil {
+		return 0
+	}
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(sim)
+	grown := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	return max(grown*3, 1<<20)
+}
+
 // runOne runs one seed of RunManyContext (tests replace it).
 var runOne = RunContext
 
@@ -46,10 +83,11 @@ func RunManyContext(ctx context.Context, c Config, runs int) ([]*Result, error) 
 	results := make([]*Result, runs)
 	errs := make([]error, runs)
 	panics := make([]*RunPanic, runs)
-	// Runs are independent simulations: run them on all cores. Each is
-	// deterministic, so the order of completion does not matter.
+	// Runs are independent simulations: run them on all cores, but no
+	// more at once than fit in MemoryBudget. Each is deterministic, so the
+	// order of completion does not matter.
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	sem := make(chan struct{}, parallelRuns(c, runs))
 	interrupted := false
 launch:
 	for i := 0; i < runs; i++ {

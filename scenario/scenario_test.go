@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 
 	"schedplay/engine"
@@ -62,4 +63,24 @@ func TestRunManyRaisesRunPanicsOnTheCallersGoroutine(t *testing.T) {
 	}()
 	RunMany(c, 4)
 	t.Fatal("RunMany returned")
+}
+
+// Parallel runs are bounded by memory: a run that needs more than the
+// budget allows runs alone, a small one runs on every core.
+func TestParallelRunsFitMemoryBudget(t *testing.T) {
+	old := MemoryBudget
+	defer func() { MemoryBudget = old }()
+	c := Config{Preset: "intel-2s-44c-88t", Workloads: []string{"hackbench:g=8"}, Seed: 1, Duration: engine.Millisecond}
+	per := RunFootprint(c)
+	if per <= 0 {
+		t.Fatal("no footprint")
+	}
+	MemoryBudget = per - 1
+	if n := parallelRuns(c, 8); n != 1 {
+		t.Fatalf("budget below one run: %d at once, want 1", n)
+	}
+	MemoryBudget = 1 << 40
+	if n, want := parallelRuns(c, 8), min(8, runtime.GOMAXPROCS(0)); n != want {
+		t.Fatalf("ample budget: %d at once, want %d", n, want)
+	}
 }
