@@ -94,67 +94,87 @@ func TestPageSurvives(t *testing.T) {
 		if !strings.Contains(text, "2,048 CPUs") {
 			t.Errorf("the build strip says %q, want it to name 2,048 CPUs", text)
 		}
-		// Measure frames for a while: requestAnimationFrame timestamps
-		// in the page, and the page's own frame-time record.
-		p.do("start the frame monitor", chromedp.Evaluate[chromedp.Void](rafMonitor))
-		eval[any](p, `sim.frameStats(true)`)
-		st0 := p.state()
-		if st0.Building == nil {
-			p.fatalf("the build ended before it could be watched")
-		}
-		// Watch for 6 s, or until the build ends (a faster engine).
-		const watch = 6 * time.Second
-		start := time.Now()
-		answers, finished := 0, false
-		bp, text := *st0.Building, st0.BuildingText
-		for time.Since(start) < watch {
-			st := p.state() // the panel's own call, answered while building
-			answers++
-			if st.Building == nil {
-				if st.CPUs != 2048 || len(st.Arms) != 2 || st.Error != "" || st.Crash != nil {
-					p.fatalf("the build stopped without its run: %+v", st)
+		// Measure a window of the build: requestAnimationFrame timestamps
+		// in the page, and the page's own record of how long its Go code
+		// held the tab.
+		measure := func(n int) buildWindow {
+			p.do("start the frame monitor", chromedp.Evaluate[chromedp.Void](rafMonitor))
+			eval[any](p, `sim.frameStats(true)`)
+			st0 := p.state()
+			if st0.Building == nil {
+				p.fatalf("the build ended before it could be watched")
+			}
+			// Watch for 6 s, or until the build ends (a faster engine).
+			const watch = 6 * time.Second
+			w := buildWindow{bp: *st0.Building, text: st0.BuildingText}
+			start := time.Now()
+			for time.Since(start) < watch {
+				st := p.state() // the panel's own call, answered while building
+				w.answers++
+				if st.Building == nil {
+					if st.CPUs != 2048 || len(st.Arms) != 2 || st.Error != "" || st.Crash != nil {
+						p.fatalf("the build stopped without its run: %+v", st)
+					}
+					w.finished = true
+					break
 				}
-				finished = true
-				break
+				w.bp, w.text = *st.Building, st.BuildingText
+				time.Sleep(250 * time.Millisecond)
 			}
-			bp, text = *st.Building, st.BuildingText
-			time.Sleep(250 * time.Millisecond)
+			w.watched = time.Since(start).Round(time.Millisecond)
+			w.raf = eval[rafStats](p, `window.__raf.stop()`)
+			w.fs = eval[frameStatsView](p, `sim.frameStats()`)
+			st1 := p.state()
+			t.Logf("window %d, %v of building (finished: %v): the page held the tab for at most: %.1f ms a frame (Update+Draw), %.1f ms a callback (%s), %.1f ms a build slice (%d slices), %.1f ms an indivisible engine step; build: %s, steps so far %v; frames: %d canvas frames, longest gap %.1f ms; requestAnimationFrame: %d frames, longest gap %.0f ms (gaps over 50 ms: %v)",
+				n, w.watched, w.finished, w.fs.MaxWorkMs, w.fs.MaxCallbackMs, w.fs.MaxCallback, w.fs.MaxBuildSliceMs, w.fs.BuildSlices, w.fs.MaxBuildStepMs,
+				w.text, w.bp.Steps, w.fs.Frames, w.fs.MaxGapMs, w.raf.N, w.raf.Max, w.raf.Gaps)
+			if !w.finished && (w.raf.N < 5 || st1.Frames < st0.Frames+5) {
+				t.Errorf("the canvas stalled while building: %d animation frames, canvas frames %d -> %d", w.raf.N, st0.Frames, st1.Frames)
+			}
+			if !w.finished && w.bp.Tasks <= st0.Building.Tasks && w.bp.Arm == st0.Building.Arm {
+				t.Errorf("the build made no progress: %+v -> %+v", st0.Building, w.bp)
+			}
+			if !w.finished && w.answers < 10 {
+				t.Errorf("sim.state() answered only %d times in %v", w.answers, w.watched)
+			}
+			// The engine's indivisible steps (laying out 2048 CPUs,
+			// setting up an engine for them) take tens of ms; a step of
+			// seconds is a regression.
+			for _, s := range append(w.bp.Steps, playground.BuildStep{Name: "a step in this window", Ms: w.fs.MaxBuildStepMs}) {
+				if s.Ms > 3000 {
+					t.Errorf("build step %q took %.0f ms", s.Name, s.Ms)
+				}
+			}
+			return w
 		}
-		watched := time.Since(start).Round(time.Millisecond)
-		raf := eval[rafStats](p, `window.__raf.stop()`)
-		fs := eval[frameStatsView](p, `sim.frameStats()`)
-		st1 := p.state()
-		t.Logf("during %v of building (finished: %v): page record: %d frames, longest Update+Draw %.1f ms, longest callback %.1f ms (%s), longest gap between frames %.1f ms; build: %s, %d slices, longest slice %.1f ms, indivisible steps %v; requestAnimationFrame: %d frames, longest gap %.0f ms (gaps over 50 ms: %v)",
-			watched, finished, fs.Frames, fs.MaxWorkMs, fs.MaxCallbackMs, fs.MaxCallback, fs.MaxGapMs, text, bp.Slices, bp.MaxSliceMs, bp.Steps, raf.N, raf.Max, raf.Gaps)
-		if !finished && (raf.N < 5 || st1.Frames < st0.Frames+5) {
-			t.Errorf("the canvas stalled while building: %d animation frames, canvas frames %d -> %d", raf.N, st0.Frames, st1.Frames)
-		}
-		if !finished && bp.Tasks <= st0.Building.Tasks && bp.Arm == st0.Building.Arm {
-			t.Errorf("the build made no progress: %+v -> %+v", st0.Building, bp)
-		}
-		// What the page's Go code holds the tab for: a frame's Update
-		// and Draw, a callback from the panel, a slice of the build. The
-		// wall-clock gaps between animation frames are logged only: on a
-		// loaded 2-core machine headless Chromium's software WebGL alone
-		// leaves gaps of several hundred ms, build or no build.
+		// What the page's Go code holds the tab for — a frame's Update
+		// and Draw, a callback from the panel, a slice of the build —
+		// must stay under 100 ms. These are wall-clock times: on a loaded
+		// 2-core machine one of them can be stretched by the OS now and
+		// then, so a window over the limit is measured once more, and the
+		// test fails when the second is over too (a block built into the
+		// page shows in every window). The gaps between animation frames
+		// are logged only: headless Chromium's software WebGL alone
+		// leaves gaps of several hundred ms there, build or no build.
 		const limit = 100.0 // ms
-		if fs.MaxWorkMs > limit || fs.MaxCallbackMs > limit || bp.MaxSliceMs > limit {
-			t.Errorf("the page held the tab for over %v ms while building: frame %.1f ms, callback %.1f ms (%s), build slice %.1f ms",
-				limit, fs.MaxWorkMs, fs.MaxCallbackMs, fs.MaxCallback, bp.MaxSliceMs)
-		}
-		// The engine's indivisible steps (laying out 2048 CPUs, setting
-		// up an engine for them) take tens of ms; a step of seconds is a
-		// regression.
-		for _, s := range bp.Steps {
-			if s.Ms > 3000 {
-				t.Errorf("build step %q took %.0f ms", s.Name, s.Ms)
+		over := func(w buildWindow) string {
+			if w.fs.MaxWorkMs > limit || w.fs.MaxCallbackMs > limit || w.fs.MaxBuildSliceMs > limit {
+				return fmt.Sprintf("the page held the tab for over %v ms while building: frame %.1f ms, callback %.1f ms (%s), build slice %.1f ms",
+					limit, w.fs.MaxWorkMs, w.fs.MaxCallbackMs, w.fs.MaxCallback, w.fs.MaxBuildSliceMs)
 			}
+			return ""
 		}
-		if !finished && answers < 10 {
-			t.Errorf("sim.state() answered only %d times in %v", answers, watch)
+		w := measure(1)
+		if why := over(w); why != "" && !w.finished {
+			t.Logf("window 1: %s; measuring a second window", why)
+			w = measure(2)
 		}
+		if why := over(w); why != "" {
+			t.Error(why)
+		}
+
 		// A new link cancels the build at once.
-		start = time.Now()
+		start := time.Now()
 		p.setHash("#seed=5")
 		p.waitFor("the new link to replace the build", `sim.state().building === null && sim.state().seed === 5 && sim.state().cpus === 88`, 20*time.Second)
 		t.Logf("the new link replaced the build in %v", time.Since(start).Round(time.Millisecond))
@@ -341,12 +361,26 @@ type rafStats struct {
 }
 
 type frameStatsView struct {
-	Frames        int64   `json:"frames"`
-	MaxGapMs      float64 `json:"maxGapMs"`
-	MaxWorkMs     float64 `json:"maxWorkMs"`
-	LastWorkMs    float64 `json:"lastWorkMs"`
-	MaxCallbackMs float64 `json:"maxCallbackMs"`
-	MaxCallback   string  `json:"maxCallback"`
+	Frames          int64   `json:"frames"`
+	MaxGapMs        float64 `json:"maxGapMs"`
+	MaxWorkMs       float64 `json:"maxWorkMs"`
+	LastWorkMs      float64 `json:"lastWorkMs"`
+	MaxCallbackMs   float64 `json:"maxCallbackMs"`
+	MaxCallback     string  `json:"maxCallback"`
+	BuildSlices     int64   `json:"buildSlices"`
+	MaxBuildSliceMs float64 `json:"maxBuildSliceMs"`
+	MaxBuildStepMs  float64 `json:"maxBuildStepMs"`
+}
+
+// buildWindow is what the hostile build test saw in one window.
+type buildWindow struct {
+	fs       frameStatsView
+	raf      rafStats
+	bp       playground.BuildProgress
+	text     string
+	watched  time.Duration
+	finished bool
+	answers  int
 }
 
 // hostileBuildLink is a valid link to a run that takes long to build: a

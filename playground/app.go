@@ -44,7 +44,8 @@ type App struct {
 	halted   bool // the running simulations panicked: they stay frozen
 	// pause is what a background build calls between slices; onStart,
 	// what it calls first.
-	pause, onStart func()
+	pause   PauseFunc
+	onStart func()
 	// slice overrides BuildSlice (tests).
 	slice time.Duration
 }
@@ -135,10 +136,15 @@ func (a *App) install(st State, arms []*Arm) {
 	a.gen++
 }
 
+// PauseFunc is called by a background build between two slices with the
+// wall time the slice that just ended took and whether it held one of
+// the engine's indivisible steps (see BuildProgress.Steps).
+type PauseFunc func(slice time.Duration, step bool)
+
 // SetPause sets what a background build calls between two slices: in the
 // browser a short sleep, which lets the browser run; by default
 // runtime.Gosched.
-func (a *App) SetPause(f func()) {
+func (a *App) SetPause(f PauseFunc) {
 	a.mu.Lock()
 	a.pause = f
 	a.mu.Unlock()
@@ -178,7 +184,7 @@ func (a *App) Begin(st State, since time.Time, done func(error)) {
 	pause, onStart := a.pause, a.onStart
 	a.mu.Unlock()
 	if pause == nil {
-		pause = runtime.Gosched
+		pause = func(time.Duration, bool) { runtime.Gosched() }
 	}
 	go func() {
 		arms, err := j.run(since, onStart, pause)

@@ -70,7 +70,7 @@ type BuildProgress struct {
 	// machine, setting up an arm's engine) with how long each took; one
 	// that takes a slice or more runs alone between two pauses.
 	Steps []BuildStep `json:"steps"`
-	Link  string      `json:"link"` // the run being built
+	Link  string      `json:"-"` // the run being built (state()'s link says it)
 }
 
 // BuildStep is one indivisible step of a build and its wall time.
@@ -176,7 +176,7 @@ func speedOK(s float64) bool {
 // caller's own work — an event handler that read a link — counts against
 // it). A small run is thus built in one go. It returns errCanceled once
 // the job is canceled, and a *PanicError if anything panicked.
-func (j *buildJob) run(since time.Time, onStart, pause func()) (arms []*Arm, err error) {
+func (j *buildJob) run(since time.Time, onStart func(), pause PauseFunc) (arms []*Arm, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			arms, err = nil, Recovered("building the run", r)
@@ -199,7 +199,7 @@ func (j *buildJob) run(since time.Time, onStart, pause func()) (arms []*Arm, err
 				p.MaxSliceMs = max(p.MaxSliceMs, ms(d))
 			}
 		})
-		pause()
+		pause(d, step)
 		if j.canceled.Load() {
 			return errCanceled
 		}

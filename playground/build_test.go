@@ -44,7 +44,7 @@ func TestBackgroundBuildMatchesScenarioBuild(t *testing.T) {
 			a := New()
 			a.slice = time.Nanosecond // pause after every task
 			var pauses atomic.Int64
-			a.SetPause(func() { pauses.Add(1) })
+			a.SetPause(func(time.Duration, bool) { pauses.Add(1) })
 			if err := begin(t, a, st); err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func TestNewBuildCancelsTheRunningOne(t *testing.T) {
 	a.slice = time.Nanosecond // pause after every task
 	var pauses atomic.Int64
 	second := make(chan error, 1)
-	a.SetPause(func() {
+	a.SetPause(func(time.Duration, bool) {
 		if pauses.Add(1) == 20 { // well inside the big build
 			a.Begin(small, time.Time{}, func(err error) { second <- err })
 		}
@@ -133,7 +133,7 @@ func TestNewBuildCancelsTheRunningOne(t *testing.T) {
 	}
 
 	// CancelBuild keeps the running run.
-	a.SetPause(func() { time.Sleep(time.Millisecond) })
+	a.SetPause(func(time.Duration, bool) { time.Sleep(time.Millisecond) })
 	a.slice = 0
 	a.Begin(big, time.Time{}, func(err error) { first <- err })
 	if p, ok := a.Building(); !ok || p.Link == "" {
@@ -161,7 +161,7 @@ func TestBuildProgress(t *testing.T) {
 	st.KnobsB["SIS_CORE"] = "false"
 	var last BuildProgress
 	var seen atomic.Bool
-	a.SetPause(func() {
+	a.SetPause(func(time.Duration, bool) {
 		if p, ok := a.Building(); ok && p.Phase == "tasks" && p.Arm == "B" && p.Tasks > 0 {
 			last = p
 			seen.Store(true)

@@ -63,7 +63,10 @@ func main() {
 	// A background build sleeps between its slices: the sleep hands the
 	// browser its event loop back (frames, input, the panel), since
 	// nothing else interrupts a Go computation in WebAssembly.
-	app.SetPause(func() { time.Sleep(time.Millisecond) })
+	app.SetPause(func(slice time.Duration, step bool) {
+		stats.slice(slice, step)
+		time.Sleep(time.Millisecond)
+	})
 	app.SetBuildStart(func() {
 		if forced.take("build") {
 			panic("debugPanic: a forced panic while building the run")
@@ -221,8 +224,10 @@ func (s *safeGame) Draw(screen *ebiten.Image) {
 }
 
 // frameStats is the page's own frame-time record (window.sim.frameStats):
-// the work of each frame (Update + Draw), the gap between two frames, and
-// the longest JavaScript callback into Go (which blocks the tab too).
+// the work of each frame (Update + Draw), the gap between two frames, the
+// longest JavaScript callback into Go and the longest slice of a
+// background build (all of which hold the tab), and the longest of the
+// engine's indivisible build steps.
 type frameStats struct {
 	mu          sync.Mutex
 	frames      int64
@@ -232,6 +237,21 @@ type frameStats struct {
 	lastWork    time.Duration
 	maxCall     time.Duration
 	maxCallName string
+	slices      int64
+	maxSlice    time.Duration
+	maxStep     time.Duration
+}
+
+// slice records a slice of a background build.
+func (f *frameStats) slice(d time.Duration, step bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.slices++
+	if step {
+		f.maxStep = max(f.maxStep, d)
+	} else {
+		f.maxSlice = max(f.maxSlice, d)
+	}
 }
 
 func (f *frameStats) update(now time.Time) {
@@ -268,9 +288,11 @@ func (f *frameStats) view(reset bool) map[string]any {
 	v := map[string]any{
 		"frames": f.frames, "maxGapMs": ms(f.maxGap), "maxWorkMs": ms(f.maxWork), "lastWorkMs": ms(f.lastWork),
 		"maxCallbackMs": ms(f.maxCall), "maxCallback": f.maxCallName,
+		"buildSlices": f.slices, "maxBuildSliceMs": ms(f.maxSlice), "maxBuildStepMs": ms(f.maxStep),
 	}
 	if reset {
 		f.maxGap, f.maxWork, f.maxCall, f.maxCallName = 0, 0, 0, ""
+		f.slices, f.maxSlice, f.maxStep = 0, 0, 0
 		f.last = time.Time{}
 	}
 	return v
@@ -667,7 +689,8 @@ func installAPI() {
 		}),
 		// frameStats(reset) is the page's frame-time record: frames,
 		// maxWorkMs (Update+Draw), maxGapMs (between frames), the longest
-		// callback into Go; reset starts a new record.
+		// callback into Go, the longest build slice and build step;
+		// reset starts a new record.
 		"frameStats": fn("frameStats", func(a []js.Value) any {
 			return js.ValueOf(stats.view(arg(a, 0).Truthy()))
 		}),
