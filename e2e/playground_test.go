@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -60,55 +61,22 @@ type result struct {
 }
 
 func TestPlayground(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test: not in -short mode")
-	}
-	chrome := chromiumPath()
-	if chrome == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium not found on PATH, and CI is set: the browser test must run in CI (apt-get install -y chromium)")
-		}
-		t.Skip("chromium not found on PATH: skipping the browser test (apt-get install -y chromium; under CI=true this fails)")
-	}
+	requireChromium(t)
 	start := time.Now()
 	root := moduleRoot(t)
-	goBin := goTool(t)
+	goBin := goCommand()
 
-	// Build the page (wasm + static files) and get the native reference
-	// numbers at the same time.
-	dir := t.TempDir()
+	// Build the page (wasm + static files, once per package run) and get
+	// the native reference numbers at the same time.
 	nativeCh := make(chan nativeRun, 1)
 	go func() { nativeCh <- runNative(root, goBin) }()
-	buildStart := time.Now()
-	buildPage(t, root, goBin, dir)
-	t.Logf("wasm build: %v (%s)", time.Since(buildStart).Round(10*time.Millisecond), fileSize(filepath.Join(dir, "schedplay.wasm")))
+	baseURL, dir := servePage(t)
+	t.Logf("wasm build: %v (%s)", served.build.Round(10*time.Millisecond), fileSize(filepath.Join(dir, "schedplay.wasm")))
+	ts := struct{ URL string }{baseURL}
 
-	// The real server's handler.
-	h, err := site.Handler(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	ts := httptest.NewServer(h)
-	defer ts.Close()
-
-	userData, err := os.MkdirTemp("", "schedplay-e2e-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(userData)
-	var browserOut lockedBuffer
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), allocatorOptions(chrome, userData, &browserOut)...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	ctx, cancel := context.WithTimeout(bctx, 4*time.Minute)
+	b := newBrowser(t)
+	ctx, cancel := context.WithTimeout(b.ctx, 4*time.Minute)
 	defer cancel()
-	defer func() {
-		if t.Failed() {
-			t.Logf("chromium output (tail):\n%s", browserOut.tail(3000))
-		}
-	}()
 
 	con := &console{}
 	con.watch(ctx) // before the page loads: nothing is lost
@@ -171,7 +139,7 @@ func TestPlayground(t *testing.T) {
 			t.Fatal("SIS_CORE checkbox is not checked by default")
 		}
 		p.do("click SIS_CORE", chromedp.Click(sel))
-		p.waitFor("SIS_CORE=false in the URL", `/[#&]SIS_CORE=(false|0)(&|$)/.test(location.hash)`, 10*time.Second)
+		p.waitFor("SIS_CORE=false in the URL, and its run built", `/[#&]SIS_CORE=(false|0)(&|$)/.test(location.hash) && sim.state().building === null`, 10*time.Second)
 		if st := p.state(); st.Knobs["SIS_CORE"] != "false" {
 			t.Errorf("state knobs after the click: %v", st.Knobs)
 		}
@@ -417,11 +385,8 @@ func TestPlayground(t *testing.T) {
 		defer h2.Close()
 		ts2 := httptest.NewServer(h2)
 		defer ts2.Close()
-		tctx, cancelTab := chromedp.NewContext(bctx)
-		defer cancelTab()
-		tctx, cancelT := context.WithTimeout(tctx, time.Minute)
-		defer cancelT()
-		p2 := &page{t: t, ctx: tctx, con: &console{}}
+		tctx, con2 := b.tab(t, time.Minute)
+		p2 := &page{t: t, ctx: tctx, con: con2}
 		p2.do("open the page without its wasm", chromedp.EmulateViewport(viewportW, viewportH), chromedp.Navigate(ts2.URL+"/"))
 		p2.waitFor("the load error", `!document.getElementById("error").hidden && document.getElementById("error-text").textContent.includes("make wasm")`, 30*time.Second)
 		if txt := eval[string](p2, `document.getElementById("loading-text").textContent`); !strings.Contains(txt, "schedplay.wasm") {
@@ -488,56 +453,71 @@ func moduleRoot(t *testing.T) string {
 	return root
 }
 
-func goTool(t *testing.T) string {
-	t.Helper()
+// goCommand is the go command that runs the tests.
+func goCommand() string {
+	if gr := runtime.GOROOT(); gr != "" {
+		if p := filepath.Join(gr, "bin", "go"); fileExists(p) {
+			return p
+		}
+	}
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
-	if gr := os.Getenv("GOROOT"); gr != "" {
-		return filepath.Join(gr, "bin", "go")
-	}
-	t.Fatal("the go command is not on PATH")
-	return ""
+	return "go"
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // buildPage builds the wasm and puts it in dir with the hand-written page
 // files and wasm_exec.js, as `make wasm` does for static/.
-func buildPage(t *testing.T, root, goBin, dir string) {
-	t.Helper()
+func buildPage(root, goBin, dir string) error {
 	cmd := exec.Command(goBin, "build", "-trimpath", "-o", filepath.Join(dir, "schedplay.wasm"), "./wasm")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("GOOS=js GOARCH=wasm go build ./wasm: %v\n%s", err, out)
+		return fmt.Errorf("GOOS=js GOARCH=wasm go build ./wasm: %v\n%s", err, out)
 	}
 	out, err := exec.Command(goBin, "env", "GOROOT").Output()
 	if err != nil {
-		t.Fatalf("go env GOROOT: %v", err)
+		return fmt.Errorf("go env GOROOT: %v", err)
 	}
 	goroot := strings.TrimSpace(string(out))
-	copyFile(t, filepath.Join(goroot, "lib", "wasm", "wasm_exec.js"), filepath.Join(dir, "wasm_exec.js"))
-	for _, f := range []string{"index.html", "app.js", "style.css"} {
-		copyFile(t, filepath.Join(root, "static", f), filepath.Join(dir, f))
+	if err := copyFileErr(filepath.Join(goroot, "lib", "wasm", "wasm_exec.js"), filepath.Join(dir, "wasm_exec.js")); err != nil {
+		return err
 	}
+	for _, f := range []string{"index.html", "app.js", "style.css"} {
+		if err := copyFileErr(filepath.Join(root, "static", f), filepath.Join(dir, f)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
+	if err := copyFileErr(from, to); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFileErr(from, to string) error {
 	in, err := os.Open(from)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer in.Close()
 	out, err := os.Create(to)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
+		out.Close()
+		return err
 	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
+	return out.Close()
 }
 
 func fileSize(p string) string {

@@ -23,6 +23,16 @@ type PageState struct {
 	Error         string            `json:"error"`
 	FrameMs       float64           `json:"frameMs"`
 	Arms          []ArmState        `json:"arms"`
+	// Building is the progress of a run being built (nil: none); the
+	// settings above are then that run's, the numbers the previous one's.
+	Building     *BuildProgress `json:"building"`
+	BuildingText string         `json:"buildingText"`
+	// Crash is a recovered panic on show (nil: none); Halted says the
+	// running simulations stopped because of it.
+	Crash  *Crash `json:"crash"`
+	Halted bool   `json:"halted"`
+	// Frames counts the canvas's frames (it keeps drawing after a panic).
+	Frames int64 `json:"frames"`
 }
 
 // ArmState summarises one arm for the page.

@@ -35,6 +35,12 @@
   let workloadsDirty = false; // the editor holds text not yet accepted
   let forceSync = false;      // the next sync overwrites focused fields too
   let syncTimer = 0;
+  // Loading: what the page is waiting for, so that it never just says
+  // "Loading" — after a few seconds without a first frame it says what.
+  const bootStart = Date.now();
+  let bootPhase = "download"; // download, compile, start, run
+  let wasmBytes = 0;          // downloaded so far
+  let stateFailure = "";      // why the last sim.state() gave nothing
   // Fields being edited when a new link arrived: their pending text
   // belongs to the old simulation and is not committed on blur.
   const stale = new WeakSet();
@@ -96,6 +102,7 @@
         fatal("the Go program has exited" + goReason());
       } else {
         localError = `${name}: ${msg}`;
+        if (name === "state") stateFailure = msg;
         renderError();
       }
       return null;
@@ -186,12 +193,14 @@
     }
     const go = new Go();
     let instance;
+    watchLoading();
     try {
       instance = await instantiate(go);
     } catch (e) {
-      fatal(`could not load ${WASM_URL}: ${(e && e.message) || e}`);
+      fatal(`the WebAssembly module failed to load: could not load ${WASM_URL}: ${(e && e.message) || e}`);
       return;
     }
+    bootPhase = "start";
     $("loading-text").textContent = "Starting the simulator…";
     let running;
     try {
@@ -214,16 +223,72 @@
       const resp = await fetch(WASM_URL);
       if (!resp.ok) throw new Error(await httpError(resp));
       try {
-        const r = await WebAssembly.instantiateStreaming(resp, go.importObject);
+        const r = await WebAssembly.instantiateStreaming(counted(resp), go.importObject);
         return r.instance;
       } catch (e) {
         console.warn(`instantiateStreaming failed (${e && e.message}); retrying with an ArrayBuffer`);
       }
     }
+    bootPhase = "download";
+    wasmBytes = 0;
     const resp = await fetch(WASM_URL);
     if (!resp.ok) throw new Error(await httpError(resp));
-    const r = await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject);
+    const buf = await counted(resp).arrayBuffer();
+    bootPhase = "compile";
+    const r = await WebAssembly.instantiate(buf, go.importObject);
     return r.instance;
+  }
+
+  // counted passes a response through, counting its bytes for the loading
+  // message; the phase turns to "compile" once the body is in.
+  function counted(resp) {
+    if (!resp.body || typeof ReadableStream !== "function") return resp;
+    const reader = resp.body.getReader();
+    const body = new ReadableStream({
+      async pull(ctl) {
+        const { done, value } = await reader.read();
+        if (done) {
+          bootPhase = "compile";
+          ctl.close();
+          return;
+        }
+        wasmBytes += value.byteLength;
+        ctl.enqueue(value);
+      },
+      cancel(why) {
+        return reader.cancel(why);
+      },
+    });
+    return new Response(body, { status: resp.status, statusText: resp.statusText, headers: resp.headers });
+  }
+
+  // watchLoading keeps the loading message honest: from 3 s on without a
+  // first frame, it says what the page is still waiting for.
+  function watchLoading() {
+    if (fatalMsg || $("loading").hidden) return;
+    const secs = (Date.now() - bootStart) / 1000;
+    if (secs >= 3) $("loading-text").textContent = waitingFor(secs);
+    setTimeout(watchLoading, 500);
+  }
+
+  function waitingFor(secs) {
+    const t = `${Math.round(secs)} s`;
+    switch (bootPhase) {
+      case "download":
+        return `Still downloading ${WASM_URL}: ${(wasmBytes / 1e6).toFixed(1)} MB so far (${t})…`;
+      case "compile":
+        return `Still compiling the WebAssembly module (${(wasmBytes / 1e6).toFixed(1)} MB, ${t})…`;
+      case "start":
+        return `The Go program is starting but has not set up the page yet (${t})…`;
+    }
+    const s = api("state");
+    if (!s) {
+      return `The simulator does not answer sim.state() (${t})${stateFailure ? ": " + stateFailure : ""}. ` +
+        "The browser console has details; the panel may still work.";
+    }
+    if (s.building) return `Still building the run: ${s.buildingText}… (${t})`;
+    if (s.crash) return `The simulator hit an internal error while ${s.crash.where}: ${s.crash.message} (see the panel)`;
+    return `Waiting for the canvas to draw its first frame (${t}; WebGL2 ${hasWebGL2() ? "available" : "NOT available in this browser"})…`;
   }
 
   async function httpError(resp) {
@@ -238,6 +303,7 @@
     if (fatalMsg) return;
     if (window.sim && typeof window.sim.state === "function") {
       sim = window.sim;
+      bootPhase = "run";
       initPanel();
       return;
     }
@@ -518,6 +584,37 @@
     $("ab").addEventListener("change", (e) => report(api("setAB", e.target.checked)));
     $("share").addEventListener("click", share);
     $("download").addEventListener("click", download);
+    $("building-cancel").addEventListener("click", () => {
+      api("cancelBuild");
+      forceSync = true;
+      sync();
+      forceSync = false;
+      focusCanvas();
+    });
+    $("crash-reset").addEventListener("click", () => {
+      workloadsDirty = false;
+      localError = "";
+      dismissedError = "";
+      showFieldError("workload-error", "");
+      forceSync = true;
+      report(api("resetDefault"));
+      forceSync = false;
+      focusCanvas();
+    });
+    $("crash-copy").addEventListener("click", async () => {
+      const url = $("crash-link").href;
+      try {
+        if (!navigator.clipboard || !window.isSecureContext) throw new Error("no clipboard");
+        await navigator.clipboard.writeText(url);
+        $("crash-copy").textContent = "Copied";
+      } catch (e) {
+        window.prompt("Copy this link:", url);
+      }
+    });
+    $("crash-dismiss").addEventListener("click", () => {
+      api("dismissCrash");
+      sync();
+    });
     $("error-dismiss").addEventListener("click", () => {
       dismissedError = $("error-text").textContent;
       renderError();
@@ -644,12 +741,19 @@
   function sync() {
     if (fatalMsg) return;
     const s = api("state");
-    if (!s) return;
+    if (!s || typeof s !== "object") {
+      if (s !== null) stateFailure = "sim.state() returned " + String(s);
+      else if (!stateFailure) stateFailure = "it returned nothing (a recovered error; see the console)";
+      return;
+    }
+    stateFailure = "";
     lastState = s;
 
     if (s.ready) $("loading").hidden = true;
-    const frame = s.frameMs ? ` · ${s.frameMs.toFixed(1)} ms/frame` : "";
-    $("status").textContent = `t = ${s.simTime.toFixed(3)} s${frame}`;
+    renderBuilding(s);
+    renderCrash(s);
+    const frame = s.frameMs ? ` · ${Number(s.frameMs).toFixed(1)} ms/frame` : "";
+    $("status").textContent = s.building ? "building…" : `t = ${Number(s.simTime || 0).toFixed(3)} s${frame}`;
     $("achieved").textContent = s.finished ? "finished"
       : s.paused ? "paused" : `achieved ${fmtSpeed(s.achievedSpeed)}×`;
     $("pause").textContent = s.paused ? "Resume" : "Pause";
@@ -704,6 +808,42 @@
     tbody.replaceChildren(...rows);
 
     renderError();
+  }
+
+  // renderBuilding shows the progress of a run being built.
+  function renderBuilding(s) {
+    const b = s.building;
+    $("building").hidden = !b;
+    if (!b) return;
+    $("building-text").textContent = `Building the run: ${s.buildingText}…`;
+    const bar = $("building-bar");
+    if (b.phase === "tasks" && b.tasksTotal > 0) {
+      bar.max = 1;
+      bar.value = Math.min(1, b.tasks / b.tasksTotal);
+    } else {
+      bar.removeAttribute("value"); // indeterminate
+    }
+  }
+
+  // renderCrash shows a recovered panic: what, the link that reproduces
+  // it, and the way back.
+  function renderCrash(s) {
+    const c = s.crash;
+    $("crash").hidden = !c;
+    if (!c) {
+      $("crash-copy").textContent = "Copy link";
+      return;
+    }
+    $("crash-where").textContent = c.where;
+    $("crash-message").textContent = c.message;
+    $("crash-halted").hidden = !s.halted;
+    const url = location.origin + location.pathname + location.search + "#" + c.link;
+    const a = $("crash-link");
+    if (a.href !== url) {
+      a.href = url;
+      a.textContent = "#" + (c.link.length > 160 ? c.link.slice(0, 160) + "…" : c.link);
+      a.title = "#" + c.link;
+    }
   }
 
   window.addEventListener("error", (e) => {

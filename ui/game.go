@@ -126,7 +126,26 @@ func (g *Game) Update() error {
 		g.speed = g.app.Speed()
 	}
 
+	slow = g.read(stepped, slow)
+
+	if !g.paused {
+		for i := 0; i < g.narms; i++ {
+			g.arms[i].flashes.Tick(g.dt)
+		}
+	}
+	if slow {
+		g.buildTexts()
+	}
+	g.account(start)
+	return nil
+}
+
+// read takes the frame's snapshot of the simulations under the App's
+// lock (released even if the engine panics: the page recovers and goes
+// on). It reports whether the slow readings are due.
+func (g *Game) read(stepped, slow bool) bool {
 	g.app.Lock()
+	defer g.app.Unlock()
 	arms := g.app.Arms()
 	if !g.haveGen || g.app.Generation() != g.gen {
 		g.rebuild(arms)
@@ -142,18 +161,7 @@ func (g *Game) Update() error {
 	}
 	g.mouse()
 	g.info.build(g, arms)
-	g.app.Unlock()
-
-	if !g.paused {
-		for i := 0; i < g.narms; i++ {
-			g.arms[i].flashes.Tick(g.dt)
-		}
-	}
-	if slow {
-		g.buildTexts()
-	}
-	g.account(start)
-	return nil
+	return slow
 }
 
 // keys handles the canvas shortcuts: space pauses or resumes, '.' runs to

@@ -6,13 +6,29 @@
 // state is written there on every change and re-read on hashchange.
 //
 // Callbacks never block: long work (results, runTo) returns a Promise and
-// runs in a goroutine, so the tab never freezes.
+// runs in a goroutine, so the tab never freezes. A new run is built in the
+// background a slice at a time (playground.App.Begin): between slices the
+// builder sleeps, which is what hands the browser its event loop back in
+// WebAssembly, where nothing preempts a Go computation.
+//
+// The page survives the engine: a panic in the canvas's Update or Draw, in
+// a window.sim callback, in a promise's goroutine or in a build is
+// recovered, shown in the panel with the share link that reproduces it and
+// a "Reset to default" button (window.sim.resetDefault), and logged with
+// its stack to the console; ebiten's loop goes on. With ?debug=1 in the
+// URL, window.sim.debugPanic(where) forces one for the browser test.
 package main
 
 import (
+	"errors"
 	"fmt"
+	"image/color"
+	"math"
+	"net/url"
 	"strings"
+	"sync"
 	"syscall/js"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -30,69 +46,361 @@ var (
 	app      *playground.App
 	game     *ui.Game
 	lastHash string
+	// debug (the page opened with ?debug=1) adds window.sim.debugPanic,
+	// which forces a panic where the browser test asks for one.
+	debug  bool
+	forced forcedPanics
+	stats  frameStats
+	// taskStart is when the current callback from JavaScript began: a
+	// build started there counts the callback's own work against its
+	// first slice.
+	taskStart time.Time
 )
 
 func main() {
+	taskStart = time.Now()
 	app = playground.New()
+	// A background build sleeps between its slices: the sleep hands the
+	// browser its event loop back (frames, input, the panel), since
+	// nothing else interrupts a Go computation in WebAssembly.
+	app.SetPause(func(slice time.Duration, step bool) {
+		stats.slice(slice, step)
+		time.Sleep(time.Millisecond)
+	})
+	app.SetBuildStart(func() {
+		if forced.take("build") {
+			panic("debugPanic: a forced panic while building the run")
+		}
+	})
+	if q, err := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?")); err == nil {
+		debug = q.Get("debug") == "1"
+	}
 	// The page opens with the link it was loaded with; a bad link falls
 	// back to the defaults with a message.
-	applyFragment(js.Global().Get("location").Get("hash").String())
+	guarded("reading the link", func() { applyFragment(js.Global().Get("location").Get("hash").String()) })
 	game = ui.New(app, ui.Options{OnFirstDraw: func() {
 		js.Global().Set("simReady", true)
 	}})
 	installAPI()
 	js.Global().Call("addEventListener", "hashchange", js.FuncOf(func(js.Value, []js.Value) any {
-		h := js.Global().Get("location").Get("hash").String()
-		if strings.TrimPrefix(h, "#") != lastHash {
-			applyFragment(h)
-		}
+		taskStart = time.Now()
+		defer stats.callback("hashchange", taskStart)
+		guarded("reading the link", func() {
+			h := js.Global().Get("location").Get("hash").String()
+			if strings.TrimPrefix(h, "#") != lastHash {
+				applyFragment(h)
+			}
+		})
 		return nil
 	}))
 	ebiten.SetWindowTitle("schedplay")
 	ebiten.SetRunnableOnUnfocused(true)
-	if err := ebiten.RunGame(game); err != nil {
+	if err := ebiten.RunGame(&safeGame{g: game, updFailed: -1}); err != nil {
 		js.Global().Set("simError", "the canvas stopped: "+err.Error())
 	}
 }
 
-// applyFragment applies a share link, falling back to the defaults (with
-// the reason shown in the page) when it is bad.
-func applyFragment(h string) {
-	st, err := playground.Parse(h)
-	if err != nil {
-		app.SetError("Bad link — showing the defaults instead: " + err.Error())
-		st = playground.Default()
-	} else {
-		app.SetError("")
+// ---- surviving panics ----------------------------------------------------
+
+// report shows a recovered panic in the page (the banner with the link
+// that reproduces it and a reset button) and logs its stack to the
+// browser console. halt stops the running simulations, which the panic
+// may have left inconsistent.
+func report(p *playground.PanicError, link string, halt bool) {
+	app.Fail(p, link, halt)
+	if c := app.Crashed(); c != nil {
+		link = c.Link
 	}
-	if err := app.Apply(st); err != nil {
-		app.SetError("Could not start this simulation — showing the defaults: " + err.Error())
-		app.Apply(playground.Default())
+	js.Global().Get("console").Call("error", fmt.Sprintf("schedplay: recovered %v\nlink: #%s\n%s", p, link, p.Stack))
+}
+
+// guarded runs f, recovering a panic as report does (without halting: f
+// is not stepping the simulations).
+func guarded(where string, f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			report(playground.Recovered(where, r), "", false)
+		}
+	}()
+	f()
+}
+
+// forcedPanics are the panics debugPanic asked for, one each.
+type forcedPanics struct {
+	mu   sync.Mutex
+	want map[string]bool
+}
+
+func (f *forcedPanics) set(where string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.want == nil {
+		f.want = map[string]bool{}
+	}
+	f.want[where] = true
+}
+
+func (f *forcedPanics) take(where string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.want[where] {
+		delete(f.want, where)
+		return true
+	}
+	return false
+}
+
+// safeGame runs the canvas so that a panic in Update or Draw never stops
+// ebiten's loop: it is recovered and shown; the canvas goes on drawing
+// (the last snapshot, frozen, when Update keeps failing) until a new run
+// is built.
+type safeGame struct {
+	g         *ui.Game
+	updFailed int // the App generation whose Update panicked (-1: none)
+	// After Draw panicked, the canvas shows a plain colour until
+	// drawRetry, then Draw is tried again, backing off (up to a second)
+	// while it keeps panicking.
+	drawFails int
+	drawRetry time.Time
+	updDur    time.Duration
+}
+
+func generation() int {
+	app.Lock()
+	defer app.Unlock()
+	return app.Generation()
+}
+
+func (s *safeGame) Layout(w, h int) (int, int) { return s.g.Layout(w, h) }
+
+func (s *safeGame) Update() error {
+	start := time.Now()
+	stats.update(start)
+	if gen := generation(); gen != s.updFailed {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					s.updFailed = gen
+					report(playground.Recovered("running the simulation", r), "", true)
+				}
+			}()
+			if forced.take("update") {
+				panic("debugPanic: a forced panic while running the simulation")
+			}
+			if err := s.g.Update(); err != nil {
+				panic(err)
+			}
+		}()
+	}
+	s.updDur = time.Since(start)
+	return nil
+}
+
+func (s *safeGame) Draw(screen *ebiten.Image) {
+	start := time.Now()
+	plain := color.RGBA{0x2a, 0x16, 0x1a, 0xff} // the banner says why
+	if !start.Before(s.drawRetry) {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					s.drawFails++
+					s.drawRetry = time.Now().Add(min(time.Second, (16*time.Millisecond)<<min(s.drawFails, 10)))
+					screen.Fill(plain)
+					if s.drawFails == 1 {
+						report(playground.Recovered("drawing the canvas", r), "", false)
+					}
+				}
+			}()
+			if forced.take("draw") {
+				panic("debugPanic: a forced panic while drawing the canvas")
+			}
+			s.g.Draw(screen)
+			s.drawFails = 0
+		}()
+	} else {
+		screen.Fill(plain)
+	}
+	stats.frame(s.updDur + time.Since(start))
+}
+
+// frameStats is the page's own frame-time record (window.sim.frameStats):
+// the work of each frame (Update + Draw), the gap between two frames, the
+// longest JavaScript callback into Go and the longest slice of a
+// background build (all of which hold the tab), and the longest of the
+// engine's indivisible build steps.
+type frameStats struct {
+	mu          sync.Mutex
+	frames      int64
+	last        time.Time
+	maxGap      time.Duration
+	maxWork     time.Duration
+	lastWork    time.Duration
+	maxCall     time.Duration
+	maxCallName string
+	slices      int64
+	maxSlice    time.Duration
+	maxStep     time.Duration
+}
+
+// slice records a slice of a background build.
+func (f *frameStats) slice(d time.Duration, step bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.slices++
+	if step {
+		f.maxStep = max(f.maxStep, d)
+	} else {
+		f.maxSlice = max(f.maxSlice, d)
+	}
+}
+
+func (f *frameStats) update(now time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.last.IsZero() {
+		f.maxGap = max(f.maxGap, now.Sub(f.last))
+	}
+	f.last = now
+}
+
+func (f *frameStats) frame(work time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.frames++
+	f.lastWork = work
+	f.maxWork = max(f.maxWork, work)
+}
+
+// callback records a callback that started at start (defer it).
+func (f *frameStats) callback(name string, start time.Time) {
+	d := time.Since(start)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if d > f.maxCall {
+		f.maxCall, f.maxCallName = d, name
+	}
+}
+
+func (f *frameStats) view(reset bool) map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+	v := map[string]any{
+		"frames": f.frames, "maxGapMs": ms(f.maxGap), "maxWorkMs": ms(f.maxWork), "lastWorkMs": ms(f.lastWork),
+		"maxCallbackMs": ms(f.maxCall), "maxCallback": f.maxCallName,
+		"buildSlices": f.slices, "maxBuildSliceMs": ms(f.maxSlice), "maxBuildStepMs": ms(f.maxStep),
+	}
+	if reset {
+		f.maxGap, f.maxWork, f.maxCall, f.maxCallName = 0, 0, 0, ""
+		f.slices, f.maxSlice, f.maxStep = 0, 0, 0
+		f.last = time.Time{}
+	}
+	return v
+}
+
+func (f *frameStats) count() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.frames
+}
+
+// ---- links and changes -----------------------------------------------------
+
+// applyFragment applies a share link: a link the parser refuses opens the
+// defaults with the reason shown in the page; a good one is built in the
+// background (see begin).
+func applyFragment(h string) {
+	st, err := parseLink(h)
+	var p *playground.PanicError
+	switch {
+	case errors.As(err, &p):
+		app.SetError("")
+		report(p, strings.TrimPrefix(h, "#"), false)
+		openDefaults()
+	case err != nil:
+		app.SetError("Bad link — showing the defaults instead: " + err.Error())
+		openDefaults()
+	default:
+		app.SetError("")
+		begin(st, true)
+	}
+}
+
+// parseLink is playground.Parse, with a panic in the parser returned as a
+// *playground.PanicError.
+func parseLink(h string) (st playground.State, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = playground.Recovered("reading the link", r)
+		}
+	}()
+	return playground.Parse(h)
+}
+
+// openDefaults runs the defaults at once (a small machine: quick).
+func openDefaults() {
+	if err := app.Apply(playground.Default()); err != nil {
+		app.SetError("The defaults do not build: " + err.Error())
 	}
 	writeHash()
 }
 
-// writeHash puts the current state in the URL without adding a history
-// entry (replaceState fires no hashchange).
+// begin builds st in the background. The URL shows its link at once. When
+// the build fails: a link falls back to the defaults with the reason (a
+// panic is shown with the link that reproduces it, and the running
+// simulations stay); a change from the panel keeps the running
+// simulations and shows the reason.
+func begin(st playground.State, fromLink bool) {
+	link := st.Encode()
+	app.Begin(st, taskStart, func(err error) {
+		guarded("finishing the build", func() {
+			var p *playground.PanicError
+			switch {
+			case err == nil:
+			case errors.As(err, &p):
+				report(p, link, false)
+			case fromLink:
+				app.SetError("Could not start this simulation — showing the defaults: " + err.Error())
+				openDefaults()
+				return
+			default:
+				app.SetError(err.Error())
+			}
+			writeHash()
+		})
+	})
+	writeHash()
+}
+
+// writeHash puts the current state (the one being built, if any) in the
+// URL without adding a history entry (replaceState fires no hashchange).
 func writeHash() {
 	lastHash = app.Link()
 	js.Global().Get("history").Call("replaceState", nil, "", "#"+lastHash)
 }
 
-// change applies a modified state; errors are returned to the caller and
-// the running simulation is kept.
+// change applies a modified state, built in the background. An error in
+// the modification is returned and the running simulation is kept; so is
+// one State.Validate finds, on a machine small enough to validate at once
+// (on a bigger one, validating lays the machine out per arm: the build
+// finds the error, shown in the page).
 func change(f func(st *playground.State) error) any {
 	st := app.State()
 	if err := f(&st); err != nil {
 		return result(err)
 	}
-	if err := app.Apply(st); err != nil {
-		return result(err)
+	if m, err := st.MachineSpec(); err == nil && m.NumCPUs() <= quickValidateCPUs {
+		if err := st.Validate(); err != nil {
+			return result(err)
+		}
 	}
 	app.SetError("")
-	writeHash()
+	begin(st, false)
 	return result(nil)
 }
+
+// quickValidateCPUs is the largest machine change validates at once.
+const quickValidateCPUs = 512
 
 func result(err error) any {
 	if err != nil {
@@ -108,25 +416,60 @@ func arg(args []js.Value, i int) js.Value {
 	return js.Undefined()
 }
 
-func fn(f func(args []js.Value) any) js.Func {
-	return js.FuncOf(func(_ js.Value, args []js.Value) any {
+// fn wraps a window.sim method: a panic inside is recovered and shown,
+// and the method returns null.
+func fn(name string, f func(args []js.Value) any) js.Func {
+	return js.FuncOf(func(_ js.Value, args []js.Value) (out any) {
+		taskStart = time.Now()
+		defer stats.callback(name, taskStart)
 		defer func() {
 			if r := recover(); r != nil {
-				app.SetError(fmt.Sprint("internal error: ", r))
+				report(playground.Recovered("answering sim."+name+"()", r), "", false)
+				out = nil
 			}
 		}()
 		return f(args)
 	})
 }
 
-// promise runs work in a goroutine and resolves with its string result.
-func promise(work func() (string, error)) any {
+// setter wraps a window.sim method that returns {ok, error}: a panic
+// inside is recovered, shown, and returned as an error.
+func setter(name string, f func(args []js.Value) any) js.Func {
+	return js.FuncOf(func(_ js.Value, args []js.Value) (out any) {
+		taskStart = time.Now()
+		defer stats.callback(name, taskStart)
+		defer func() {
+			if r := recover(); r != nil {
+				p := playground.Recovered("answering sim."+name+"()", r)
+				report(p, "", name == "step")
+				out = result(p)
+			}
+		}()
+		return f(args)
+	})
+}
+
+// promise runs work in a goroutine and resolves with its string result; a
+// panic in work is recovered (halting the simulations when halt: work
+// stepped them) and rejects the promise.
+func promise(where string, halt bool, work func() (string, error)) any {
 	var ex js.Func
 	ex = js.FuncOf(func(_ js.Value, a []js.Value) any {
 		resolve, reject := a[0], a[1]
 		go func() {
 			defer ex.Release()
-			s, err := work()
+			var s string
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						p := playground.Recovered(where, r)
+						report(p, "", halt)
+						err = p
+					}
+				}()
+				s, err = work()
+			}()
 			if err != nil {
 				reject.Invoke(err.Error())
 				return
@@ -138,15 +481,29 @@ func promise(work func() (string, error)) any {
 	return js.Global().Get("Promise").New(ex)
 }
 
+// waitBuilt waits (in a goroutine, sleeping: the page goes on) until no
+// background build runs.
+func waitBuilt() {
+	for {
+		if _, building := app.Building(); !building {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func toJS(v any) any {
-	b, _ := json.Marshal(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("toJS: %v", err))
+	}
 	return js.Global().Get("JSON").Call("parse", string(b))
 }
 
 func installAPI() {
 	api := map[string]any{
 		"version": playground.LinkVersion,
-		"knobs": fn(func([]js.Value) any {
+		"knobs": fn("knobs", func([]js.Value) any {
 			type row struct {
 				Name, Kind, Group, Default, Allowed, Unit, Doc string
 				Values                                         []string
@@ -157,7 +514,7 @@ func installAPI() {
 			}
 			return toJS(out)
 		}),
-		"machineDefaults": fn(func([]js.Value) any {
+		"machineDefaults": fn("machineDefaults", func([]js.Value) any {
 			// knob values in effect for the current machine before any
 			// setting: the table's, with the machine's costs.
 			st := app.State()
@@ -175,8 +532,8 @@ func installAPI() {
 			}
 			return toJS(out)
 		}),
-		"presets": fn(func([]js.Value) any { return toJS(presets.List()) }),
-		"workloadKinds": fn(func([]js.Value) any {
+		"presets": fn("presets", func([]js.Value) any { return toJS(presets.List()) }),
+		"workloadKinds": fn("workloadKinds", func([]js.Value) any {
 			type key struct{ Name, Default, Doc string }
 			type kind struct {
 				Name, Doc string
@@ -193,15 +550,15 @@ func installAPI() {
 			}
 			return toJS(out)
 		}),
-		"state": fn(func([]js.Value) any { return toJS(stateView()) }),
-		"apply": fn(func(a []js.Value) any {
+		"state": fn("state", func([]js.Value) any { return toJS(stateView()) }),
+		"apply": setter("apply", func(a []js.Value) any {
 			applyFragment(arg(a, 0).String())
 			if e := app.Error(); e != "" {
 				return map[string]any{"ok": false, "error": e}
 			}
 			return result(nil)
 		}),
-		"setKnob": fn(func(a []js.Value) any {
+		"setKnob": setter("setKnob", func(a []js.Value) any {
 			armName, name, val := arg(a, 0).String(), arg(a, 1).String(), arg(a, 2).String()
 			return change(func(st *playground.State) error {
 				id, ok := knob.Lookup(name)
@@ -225,7 +582,7 @@ func installAPI() {
 				return nil
 			})
 		}),
-		"setPreset": fn(func(a []js.Value) any {
+		"setPreset": setter("setPreset", func(a []js.Value) any {
 			name := arg(a, 0).String()
 			if strings.HasPrefix(name, "exp:") {
 				applyFragment("exp=" + strings.TrimPrefix(name, "exp:"))
@@ -242,7 +599,7 @@ func installAPI() {
 				return nil
 			})
 		}),
-		"setMachineJSON": fn(func(a []js.Value) any {
+		"setMachineJSON": setter("setMachineJSON", func(a []js.Value) any {
 			return change(func(st *playground.State) error {
 				spec, err := presets.ParseMachine([]byte(arg(a, 0).String()), presets.PasteSource)
 				if err != nil {
@@ -252,7 +609,7 @@ func installAPI() {
 				return nil
 			})
 		}),
-		"setWorkloads": fn(func(a []js.Value) any {
+		"setWorkloads": setter("setWorkloads", func(a []js.Value) any {
 			list := arg(a, 0)
 			return change(func(st *playground.State) error {
 				var ws []string
@@ -268,7 +625,7 @@ func installAPI() {
 				return nil
 			})
 		}),
-		"setSeed": fn(func(a []js.Value) any {
+		"setSeed": setter("setSeed", func(a []js.Value) any {
 			return change(func(st *playground.State) error {
 				n := arg(a, 0).Float()
 				if n < 0 || n != float64(uint64(n)) {
@@ -278,20 +635,20 @@ func installAPI() {
 				return nil
 			})
 		}),
-		"setAB": fn(func(a []js.Value) any {
+		"setAB": setter("setAB", func(a []js.Value) any {
 			return change(func(st *playground.State) error {
 				st.AB = arg(a, 0).Truthy()
 				return nil
 			})
 		}),
-		"setSpeed": fn(func(a []js.Value) any {
+		"setSpeed": setter("setSpeed", func(a []js.Value) any {
 			if err := app.SetSpeed(arg(a, 0).Float()); err != nil {
 				return result(err)
 			}
 			writeHash()
 			return result(nil)
 		}),
-		"pause": fn(func(a []js.Value) any {
+		"pause": fn("pause", func(a []js.Value) any {
 			p := !app.Paused()
 			if len(a) > 0 {
 				p = a[0].Truthy()
@@ -299,31 +656,81 @@ func installAPI() {
 			app.SetPaused(p)
 			return p
 		}),
-		"step": fn(func([]js.Value) any {
+		"step": setter("step", func([]js.Value) any {
 			app.SetPaused(true)
 			app.StepWakeup()
 			return result(nil)
 		}),
-		"reset": fn(func([]js.Value) any { return result(app.Reset()) }),
-		"link":  fn(func([]js.Value) any { return "#" + app.Link() }),
-		"results": fn(func([]js.Value) any {
-			return promise(func() (string, error) {
+		// reset restarts the running simulations (canceling a build).
+		"reset": setter("reset", func([]js.Value) any {
+			app.SetError("")
+			begin(app.RunningState(), false)
+			return result(nil)
+		}),
+		// resetDefault opens the defaults at once, whatever happened: the
+		// recovery banner's button.
+		"resetDefault": setter("resetDefault", func([]js.Value) any {
+			app.CancelBuild()
+			app.SetError("")
+			app.ClearCrash()
+			openDefaults()
+			return result(nil)
+		}),
+		// cancelBuild stops a background build; the running simulations
+		// (and their link) stay.
+		"cancelBuild": fn("cancelBuild", func([]js.Value) any {
+			ok := app.CancelBuild()
+			writeHash()
+			return ok
+		}),
+		"dismissCrash": fn("dismissCrash", func([]js.Value) any {
+			app.ClearCrash()
+			return nil
+		}),
+		// frameStats(reset) is the page's frame-time record: frames,
+		// maxWorkMs (Update+Draw), maxGapMs (between frames), the longest
+		// callback into Go, the longest build slice and build step;
+		// reset starts a new record.
+		"frameStats": fn("frameStats", func(a []js.Value) any {
+			return js.ValueOf(stats.view(arg(a, 0).Truthy()))
+		}),
+		"link": fn("link", func([]js.Value) any { return "#" + app.Link() }),
+		"results": fn("results", func([]js.Value) any {
+			return promise("collecting the results", false, func() (string, error) {
 				b, err := app.Results()
 				return string(b), err
 			})
 		}),
-		"runTo": fn(func(a []js.Value) any {
+		"runTo": fn("runTo", func(a []js.Value) any {
 			secs := arg(a, 0).Float()
-			return promise(func() (string, error) {
-				if secs <= 0 || secs > 3600 {
+			return promise("running the simulation", true, func() (string, error) {
+				if !(secs > 0 && secs <= 3600) {
 					return "", fmt.Errorf("runTo: %v s out of range (allowed: (0, 3600])", secs)
 				}
+				waitBuilt()
 				app.SetPaused(true)
 				app.RunTo(int64(secs * float64(engine.Second)))
 				b, err := app.Results()
 				return string(b), err
 			})
 		}),
+	}
+	if debug {
+		// debugPanic(where) forces one panic: "update" (running the
+		// simulation), "draw", "build" (the next background build),
+		// or "callback" (right here).
+		api["debugPanic"] = fn("debugPanic", func(a []js.Value) any {
+			where := arg(a, 0).String()
+			switch where {
+			case "update", "draw", "build":
+				forced.set(where)
+			case "callback":
+				panic("debugPanic: a forced panic in a callback")
+			default:
+				return "debugPanic: want update, draw, build or callback"
+			}
+			return where
+		})
 	}
 	js.Global().Set("sim", js.ValueOf(api))
 }
@@ -344,23 +751,28 @@ func stateView() playground.PageState {
 	st := app.State()
 	v := playground.PageState{
 		Ready: js.Global().Get("simReady").Truthy(), Link: "#" + st.Encode(), Preset: st.Preset,
-		Workloads: st.Workloads, Knobs: st.Knobs, KnobsB: st.KnobsB, AB: st.AB, Seed: st.Seed, Speed: st.Speed,
-		AchievedSpeed: app.AchievedSpeed(), Paused: app.Paused(), Finished: app.Finished(),
-		Experiment: st.Experiment, Error: app.Error(),
+		Workloads: st.Workloads, Knobs: st.Knobs, KnobsB: st.KnobsB, AB: st.AB, Seed: st.Seed, Speed: finite(st.Speed),
+		AchievedSpeed: finite(app.AchievedSpeed()), Paused: app.Paused(), Finished: app.Finished(),
+		Experiment: st.Experiment, Error: app.Error(), Crash: app.Crashed(), Halted: app.Halted(),
+		Frames: stats.count(),
+	}
+	if p, ok := app.Building(); ok {
+		v.Building, v.BuildingText = &p, p.Text()
+		p.ElapsedMs, p.MaxSliceMs = finite(p.ElapsedMs), finite(p.MaxSliceMs)
 	}
 	if game != nil {
-		v.FrameMs = game.FrameMs()
+		v.FrameMs = finite(game.FrameMs())
 	}
 	app.Lock()
 	defer app.Unlock()
 	for _, arm := range app.Arms() {
 		s := arm.Sim
 		v.Machine, v.CPUs = s.Topology().Spec.Name, s.Topology().NCPU
-		v.SimTime = float64(s.Now()) / float64(engine.Second)
+		v.SimTime = finite(float64(s.Now()) / float64(engine.Second))
 		tot := s.Totals()
 		av := playground.ArmState{Label: arm.Label, Wakeups: tot.Wakeups, Events: tot.Events}
 		if tot.SISCalls > 0 {
-			av.ProbesMean = float64(tot.SISProbes) / float64(tot.SISCalls)
+			av.ProbesMean = finite(float64(tot.SISProbes) / float64(tot.SISCalls))
 		}
 		if s.NumWorkloads() > 0 {
 			h := s.WakeupHistogram(0)
@@ -369,4 +781,12 @@ func stateView() playground.PageState {
 		v.Arms = append(v.Arms, av)
 	}
 	return v
+}
+
+// finite keeps NaN and ±Inf (which JSON cannot carry) out of state().
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
 }

@@ -210,6 +210,9 @@ type Builder struct {
 	Pressure int64        // ×1024
 	WSSKB    int64        // hot working set per thread
 	mm       int          // the workload's address space, for ThreadSpec
+	// afterSpawn, when set (AddSpecEach), runs after every task the
+	// builder creates; its error stops the build.
+	afterSpawn func() error
 }
 
 // Add parses spec text and creates its tasks in sim. name labels the
@@ -371,7 +374,13 @@ func (b *Builder) parentCPU() int {
 }
 
 // Spawn creates a task.
-func (b *Builder) Spawn(ts engine.TaskSpec) (engine.TaskID, error) { return b.Sim.Spawn(b.ID, ts) }
+func (b *Builder) Spawn(ts engine.TaskSpec) (engine.TaskID, error) {
+	id, err := b.Sim.Spawn(b.ID, ts)
+	if err == nil && b.afterSpawn != nil {
+		err = b.afterSpawn()
+	}
+	return id, err
+}
 
 // WithKeys returns spec text with the given keys set (replaced where
 // present, appended otherwise), for experiments that run a smaller size of
