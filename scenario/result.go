@@ -44,6 +44,37 @@ type WorkloadOut struct {
 	// (null when it did not finish or never finishes).
 	ThroughputOpsS *float64 `json:"throughput_ops_s"`
 	CompletionS    *float64 `json:"completion_s"`
+	// WakeupBands is the wakeup-latency distribution at the percentiles
+	// the schbench generations print (BandPercentiles), each with the
+	// samples in its band, for `--format schbench`; not in the JSON.
+	WakeupBands []Band `json:"-"`
+}
+
+// Band is one percentile of a latency distribution: its value and the
+// samples at most that value (the difference between two bands is what
+// schbench since 2021 prints as "(N samples)").
+type Band struct {
+	P     float64
+	Value int64
+	Below int64
+}
+
+// BandPercentiles are the percentiles of WakeupBands: the union of the
+// 2016–2020 list (50 75 90 95 99 99.5 99.9) and the 2023 one (20 50 90 99
+// 99.9).
+var BandPercentiles = []float64{20, 50, 75, 90, 95, 99, 99.5, 99.9}
+
+// Bands reads h at BandPercentiles.
+func Bands(h *histo.Latency) []Band {
+	if h == nil || h.Count() == 0 {
+		return nil
+	}
+	out := make([]Band, len(BandPercentiles))
+	for i, p := range BandPercentiles {
+		v := h.Percentile(p)
+		out[i] = Band{P: p, Value: v, Below: h.CountAtOrBelow(v)}
+	}
+	return out
 }
 
 // SearchOut is the idle-search summary.
@@ -84,8 +115,11 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 	if r.Preset == "" {
 		r.Preset = r.Machine
 	}
-	for _, w := range sim.Workloads() {
+	for i, w := range sim.Workloads() {
 		wo := WorkloadOut{Name: w.Name, Kind: w.Kind, Tasks: w.Tasks, WakeupLatencyUS: w.WakeupLatency}
+		if w.Kind == "schbench" {
+			wo.WakeupBands = Bands(sim.WakeupHistogram(i))
+		}
 		wo.WakeupLatencyUS.Mean = round(wo.WakeupLatencyUS.Mean, 2)
 		if w.RequestLatency.Count > 0 {
 			rl := w.RequestLatency

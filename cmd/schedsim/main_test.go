@@ -47,7 +47,7 @@ func TestBadInputExitsTwoNamingTheOffender(t *testing.T) {
 		{[]string{"run", "--preset", "intel-2s-44c-88t", "--workload", "schbench:m=zero", "--duration", "1ms"}, []string{"m", "zero", "1.."}},
 		{[]string{"run", "--preset", "intel-2s-44c-88t", "--workload", "bogus:n=1", "--duration", "1ms"}, []string{`"bogus"`, "schbench", "hog"}},
 		{[]string{"run", "--preset", "no-such-box", "--duration", "1ms"}, []string{"no-such-box", "intel-2s-44c-88t", "p4-ht-1c-2t"}},
-		{[]string{"run", "--preset", "intel-2s-44c-88t", "--format", "xml", "--duration", "1ms"}, []string{"xml", "text, json, schbench"}},
+		{[]string{"run", "--preset", "intel-2s-44c-88t", "--format", "xml", "--duration", "1ms"}, []string{"xml", "text, json, csv, schbench, hackbench, perf-bench"}},
 		{[]string{"run", "--preset", "intel-2s-44c-88t", "--workload", "hog:cpus=0-100", "--duration", "1ms"}, []string{"cpus", "0-87"}},
 		{[]string{"frobnicate"}, []string{"frobnicate", "run"}},
 	}

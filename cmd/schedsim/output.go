@@ -143,31 +143,3 @@ func writeTextMulti(w io.Writer, cfg scenario.Config, rs []*scenario.Result) {
 	row("cpu busy %", func(r *scenario.Result) float64 { return r.CPUBusyPct })
 	tw.Flush()
 }
-
-// writeSchbench prints each workload's wakeup latencies in the layout of
-// the 2016–2020 schbench generation the 2019 tables came from (percentiles
-// 50…99.9 with one decimal, the p99 line starred, then min/max), so scripts
-// that parse schbench output work unchanged.
-func writeSchbench(w io.Writer, r *scenario.Result) {
-	for _, wl := range r.Workloads {
-		if wl.WakeupLatencyUS.Count == 0 {
-			continue
-		}
-		l := wl.WakeupLatencyUS
-		fmt.Fprintln(w, "Latency percentiles (usec)")
-		lines := []struct {
-			p    float64
-			v    int64
-			star bool
-		}{{50, l.P50, false}, {75, l.P75, false}, {90, l.P90, false}, {95, l.P95, false},
-			{99, l.P99, true}, {99.5, l.P995, false}, {99.9, l.P999, false}}
-		for _, ln := range lines {
-			star := ""
-			if ln.star {
-				star = "*"
-			}
-			fmt.Fprintf(w, "\t%s%2.1fth: %d\n", star, ln.p, ln.v)
-		}
-		fmt.Fprintf(w, "\tmin=%d, max=%d\n", l.Min, l.Max)
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"schedplay/engine"
+	"schedplay/engine/field"
 	"schedplay/engine/machine"
 	"schedplay/engine/workload"
 	"schedplay/presets"
@@ -31,6 +33,7 @@ type runFlags struct {
 	seed        uint64
 	runs        int
 	format      string
+	layout      string
 	noWall      bool
 	debug       bool
 	trace       string
@@ -59,7 +62,8 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	f.addCommon(fs)
 	fs.DurationVar(&f.duration, "duration", 10*time.Second, "simulated `TIME` to run, e.g. 500ms or 2s (at most 1h)")
 	fs.IntVar(&f.runs, "runs", 1, "`N` runs with consecutive seeds; every number becomes mean/stdev")
-	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, json or schbench")
+	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, json, csv, or a benchmark's own output: schbench (on stderr,\nas schbench prints it), hackbench (rt-tests), perf-bench (perf bench sched messaging|pipe)")
+	fs.StringVar(&f.layout, "schbench-layout", "2019", "schbench percentile `LAYOUT` for --format schbench: 2016 (50.0000th), 2019 (50.0th) or\n2023 (Wakeup/Request/RPS blocks with sample counts)")
 	fs.BoolVar(&f.noWall, "no-wall-time", false, "report sim_wall_s as 0 so identical runs give byte-identical output")
 	fs.BoolVar(&f.debug, "debug", false, "check engine invariants after every event (slow)")
 	fs.StringVar(&f.trace, "trace", "", "write a Chrome/Perfetto JSON trace of the run to `FILE` (single run only)")
@@ -83,16 +87,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parseFlags(runFlagSet(&f), args, stdout, false); err != nil {
 		return err
 	}
-	switch f.format {
-	case "text", "json", "schbench":
-	default:
-		return usagef("--format %q not allowed (allowed: text, json, schbench)", f.format)
+	if !slices.Contains(runFormats, f.format) {
+		return usagef("--format %q not allowed (allowed: %s)%s", f.format, strings.Join(runFormats, ", "), field.Suggest(f.format, runFormats))
 	}
 	if f.runs > 1 && f.trace != "" {
 		return usagef("--trace needs a single run (got --runs %d)", f.runs)
 	}
 	cfg, err := f.config()
 	if err != nil {
+		return err
+	}
+	if err := checkBenchFormat(f.format, f.layout, cfg.Workloads); err != nil {
 		return err
 	}
 	// Building finds the limits (tasks, memory) the checks cannot; the
@@ -130,9 +135,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 				return err
 			}
 			dst.Write(b)
-		case "schbench":
-			for _, r := range results {
-				writeSchbench(dst, r)
+		case "csv":
+			writeRunCSV(dst, results)
+		case "schbench", "hackbench", "perf-bench":
+			bs := f.benchStreams(dst, stderr)
+			for i, r := range results {
+				if err := writeBench(bs, f.format, f.layout, cfg.Workloads, r, runLabel(i, len(results), r.Seed)); err != nil {
+					dst.finish(f.force)
+					return err
+				}
 			}
 		default:
 			writeTextMulti(dst, cfg, results)
@@ -175,10 +186,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 		dst.Write(append(b, '\n'))
-	case "schbench":
-		writeSchbench(dst, res)
+	case "csv":
+		writeRunCSV(dst, []*scenario.Result{res})
+	case "schbench", "hackbench", "perf-bench":
+		bs := f.benchStreams(dst, stderr)
 		if stopped {
-			fmt.Fprintf(dst, "truncated: interrupted at %.6g s of %.6g s\n", *at, float64(cfg.Duration)/float64(engine.Second))
+			fmt.Fprintf(bs.err, "truncated: interrupted at %.6g s of %.6g s\n", *at, float64(cfg.Duration)/float64(engine.Second))
+		}
+		if err := writeBench(bs, f.format, f.layout, cfg.Workloads, res, ""); err != nil && !stopped {
+			dst.finish(f.force)
+			return err
 		}
 	default:
 		if stopped {
@@ -204,6 +221,37 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			*at, float64(cfg.Duration)/float64(engine.Second), where)}
 	}
 	return nil
+}
+
+// benchStreams sends a bench format's stdout lines to dst (stdout or the
+// --out file) and its stderr lines to stderr, or to the --out file too.
+func (f *runFlags) benchStreams(dst *sink, stderr io.Writer) benchStreams {
+	if f.out != "" {
+		return benchStreams{out: dst, err: dst}
+	}
+	return benchStreams{out: flushedStdout{dst}, err: stderrAfter{dst, stderr}}
+}
+
+// flushedStdout writes to stdout at once, so the lines keep their order
+// with the ones written to stderr.
+type flushedStdout struct{ dst *sink }
+
+func (s flushedStdout) Write(p []byte) (int, error) {
+	n, err := s.dst.Write(p)
+	s.dst.flushStdout()
+	return n, err
+}
+
+// stderrAfter writes to stderr after flushing what is buffered for
+// stdout, so the two streams interleave as the real tool's do.
+type stderrAfter struct {
+	dst    *sink
+	stderr io.Writer
+}
+
+func (s stderrAfter) Write(p []byte) (int, error) {
+	s.dst.flushStdout()
+	return s.stderr.Write(p)
 }
 
 // sink is where a verb's result goes: stdout, or the --out file (renamed

@@ -153,3 +153,17 @@ func (l *Latency) Summarize() Summary {
 		Min: l.min, Max: l.max, Count: n, Mean: float64(l.sum) / float64(n),
 	}
 }
+
+// CountAtOrBelow returns how many recorded values are at most v, at the
+// histogram's resolution (values equivalent to v count). It walks every
+// bucket and allocates: for end-of-run reports, not for every frame.
+func (l *Latency) CountAtOrBelow(v int64) int64 {
+	var n int64
+	for _, b := range l.h.Distribution() {
+		if b.From > v {
+			break
+		}
+		n += b.Count
+	}
+	return n
+}
