@@ -4,7 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strings"
+	"time"
+
+	"schedplay/engine/field"
 )
 
 // verbSynopsis is the first lines of each verb's help.
@@ -71,4 +75,32 @@ func printHelp(w io.Writer, fs *flag.FlagSet) {
 		}
 		fmt.Fprintf(w, "%s\n      %s\n", head, strings.ReplaceAll(text, "\n", "\n      "))
 	})
+}
+
+// durationFlag is a --duration: a Go duration ("500ms", "2s"). A bare
+// number is refused with the unit it probably lacks; set records that the
+// flag was given (an rt-app file's global.duration applies otherwise).
+type durationFlag struct {
+	d   *time.Duration
+	set bool
+}
+
+func (f *durationFlag) String() string {
+	if f.d == nil {
+		return ""
+	}
+	return f.d.String()
+}
+
+func (f *durationFlag) Set(s string) error {
+	if _, err := field.Float("duration", strings.TrimSpace(s), 0, math.MaxFloat64); err == nil {
+		return fmt.Errorf("%q has no unit: %s → did you mean %ss (or %sms)?", s, s, strings.TrimSpace(s), strings.TrimSpace(s))
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (write it like 500ms, 2s or 1m30s)", s)
+	}
+	*f.d = d
+	f.set = true
+	return nil
 }

@@ -181,7 +181,7 @@ func compareFlagSet(f *runFlags, a, b *string) *flag.FlagSet {
 	f.addCommon(fs)
 	fs.StringVar(a, "a", "", "arm A's knob settings `KNOB=V,KNOB=V` (empty: defaults)")
 	fs.StringVar(b, "b", "", "arm B's knob settings `KNOB=V,KNOB=V`")
-	fs.DurationVar(&f.duration, "duration", 10*time.Second, "simulated `TIME` per run, e.g. 500ms or 2s (at most 1h)")
+	f.durationVar(fs, "simulated `TIME` per run, e.g. 500ms or 2s (at most 1h; default 10s, or an rt-app file's global.duration)")
 	fs.IntVar(&f.runs, "runs", 5, "`N` seeds per arm")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text or json")
 	return fs

@@ -30,6 +30,7 @@ type runFlags struct {
 	workloads   multiFlag
 	sets        multiFlag
 	duration    time.Duration
+	durFlag     durationFlag
 	seed        uint64
 	runs        int
 	format      string
@@ -60,7 +61,7 @@ func (f *runFlags) addCommon(fs *flag.FlagSet) {
 func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs := newFlagSet("run")
 	f.addCommon(fs)
-	fs.DurationVar(&f.duration, "duration", 10*time.Second, "simulated `TIME` to run, e.g. 500ms or 2s (at most 1h)")
+	f.durationVar(fs, "simulated `TIME` to run, e.g. 500ms or 2s (at most 1h; default 10s, or an rt-app file's global.duration)")
 	fs.IntVar(&f.runs, "runs", 1, "`N` runs with consecutive seeds; every number becomes mean/stdev")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, json, csv, or a benchmark's own output: schbench (on stderr,\nas schbench prints it), hackbench (rt-tests), perf-bench (perf bench sched messaging|pipe)")
 	fs.StringVar(&f.layout, "schbench-layout", "2019", "schbench percentile `LAYOUT` for --format schbench: 2016 (50.0000th), 2019 (50.0th) or\n2023 (Wakeup/Request/RPS blocks with sample counts)")
@@ -68,6 +69,13 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.BoolVar(&f.debug, "debug", false, "check engine invariants after every event (slow)")
 	fs.StringVar(&f.trace, "trace", "", "write a Chrome/Perfetto JSON trace of the run to `FILE` (single run only)")
 	return fs
+}
+
+// durationVar registers --duration (default 10s).
+func (f *runFlags) durationVar(fs *flag.FlagSet, usage string) {
+	f.duration = 10 * time.Second
+	f.durFlag = durationFlag{d: &f.duration}
+	fs.Var(&f.durFlag, "duration", usage)
 }
 
 // runOutput is the JSON of one run: the result, plus, when the run was
@@ -298,11 +306,28 @@ func (f *runFlags) config() (scenario.Config, error) {
 	if f.runs < 1 || f.runs > scenario.MaxRuns {
 		return cfg, usagef("--runs %d out of range (allowed: 1..%d)", f.runs, scenario.MaxRuns)
 	}
+	if len(f.workloads) == 0 {
+		return cfg, usagef("no --workload given: the machine would only sit idle (add e.g. --workload schbench:m=2,t=22; list the kinds with: schedsim workloads)")
+	}
 	if len(f.workloads) > scenario.MaxWorkloads {
 		return cfg, usagef("--workload given %d times (limit %d)", len(f.workloads), scenario.MaxWorkloads)
 	}
 	if err := f.expandRTAppFiles(); err != nil {
 		return cfg, err
+	}
+	if !f.durFlag.set {
+		// rt-app's global.duration is the run's length unless --duration
+		// says otherwise (the longest, when several files set one).
+		longest := int64(0)
+		for _, w := range f.workloads {
+			if app, err := workload.ParseRTAppSpec(f.expandedSpec(w)); err == nil {
+				longest = max(longest, app.Duration)
+			}
+		}
+		if longest > 0 {
+			cfg.Duration = min(longest, scenario.MaxDuration)
+			f.duration = time.Duration(cfg.Duration)
+		}
 	}
 	for _, w := range f.workloads {
 		if _, err := workload.Parse(f.expandedSpec(w)); err != nil {
@@ -417,9 +442,11 @@ func splitWorkloadError(msg string) (spec, rest string, ok bool) {
 	return spec, rest, true
 }
 
-// expandRTAppFiles turns "rtapp:file=PATH" into the self-contained
-// "rtapp:b64=..." spec (the engine reads no files; a spec must also work in
-// a share link), and records PATH as an input of the run.
+// expandRTAppFiles turns "rtapp:file=PATH[,key=value...]" into the
+// self-contained "rtapp:b64=...[,key=value...]" spec (the engine reads no
+// files; a spec must also work in a share link), and records PATH as an
+// input of the run. The file is checked as written first, so an error
+// gives its line and column in the file (the spec carries it compacted).
 func (f *runFlags) expandRTAppFiles() error {
 	f.expanded = map[string]string{}
 	for _, sp := range f.workloads {
@@ -427,17 +454,40 @@ func (f *runFlags) expandRTAppFiles() error {
 		if !ok {
 			continue
 		}
-		if strings.Contains(rest, ",") {
-			return usagef("--workload %q: rtapp:file= takes only the file path (put nice/cpus in the JSON)", sp)
-		}
-		f.inputs = append(f.inputs, input{flag: "--workload", path: rest})
-		data, err := readLimited(rest, 1<<20)
+		path, keys := splitFileKeys(rest)
+		f.inputs = append(f.inputs, input{flag: "--workload", path: path})
+		data, err := readLimited(path, workload.RTAppMaxBytes)
 		if err != nil {
-			return usagef("--workload %q: %s: %v", sp, rest, cause(err))
+			return usagef("--workload %q: %s: %v", sp, path, cause(err))
 		}
-		f.expanded[sp] = workload.RTAppSpec(data)
+		if _, err := workload.ParseRTApp(data); err != nil {
+			return usagef("--workload %q: %s: %v", sp, path, err)
+		}
+		spec := workload.RTAppSpec(data)
+		if keys != "" {
+			spec += "," + keys
+			if _, err := workload.Parse(spec); err != nil {
+				_, msg, _ := splitWorkloadError(err.Error())
+				return usagef("--workload %q: %s", sp, msg)
+			}
+		}
+		f.expanded[sp] = spec
 	}
 	return nil
+}
+
+// splitFileKeys splits "PATH,nice=5,cpus=0-3,8" into the path and the
+// keys after it: the path ends at the first comma followed by key=.
+func splitFileKeys(rest string) (path, keys string) {
+	pieces := strings.Split(rest, ",")
+	path = pieces[0]
+	for i := 1; i < len(pieces); i++ {
+		if k, _, ok := strings.Cut(pieces[i], "="); ok && k != "" && !strings.ContainsAny(k, "/. ") {
+			return path, strings.Join(pieces[i:], ",")
+		}
+		path += "," + pieces[i]
+	}
+	return path, ""
 }
 
 func machineNames() []string {

@@ -70,6 +70,9 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 	for _, name := range workload.Kinds() {
 		k, _ := workload.Lookup(name)
 		fmt.Fprintf(w, "%s — %s\n", name, k.Doc)
+		if name == "rtapp" {
+			fmt.Fprintf(w, "  %-13s default %-8s %s\n", "file", "(none)", "command line only: path of an rt-app JSON file, read and carried as b64=; other keys may follow (rtapp:file=x.json,nice=5,cpus=0-3)")
+		}
 		for _, key := range k.AllKeys() {
 			def := key.Default
 			if def == "" {

@@ -22,7 +22,7 @@
 //     single-thread speed, which is what calibration measures), and
 //     "lock_pages", "pi_enabled", "logdir", "log_basename", "log_size",
 //     "ftrace", "gnuplot", "io_device", "mem_buffer_size",
-//     "cumulative_slack", "spacing" (accepted, ignored: they do not change
+//     "cumulative_slack", "spacing", "frag" (accepted, ignored: they do not change
 //     SCHED_OTHER scheduling; PI does not change a fair task's weight).
 //     A top-level "resources" object is accepted and ignored, as rt-app
 //     creates resources from the events anyway.
@@ -54,9 +54,11 @@
 //     says "absolute" the timer is absolute (as in rt-app).
 //     "resume" "name" (wakes thread "name", or every instance of task
 //     "name") and "suspend" ("" or the task's own name: block until
-//     resumed). Unlike rt-app, which broadcasts a condition variable and
-//     so loses a resume that arrives before the suspend, each thread
-//     counts pending resumes: a resume before the suspend is not lost.
+//     resumed). As in rt-app (src/rt-app.c: suspend is pthread_cond_wait
+//     on the thread's own condition variable, resume a
+//     pthread_cond_broadcast on the target's), a resume wakes only a
+//     thread suspended at that moment: one that arrives before the
+//     suspend is lost, and the suspend then waits for the next resume.
 //     "signal" "ref" wakes the longest waiter of condition variable ref,
 //     "broad" "ref" wakes all of them, "wait" {"ref", "mutex"} blocks on
 //     it (pthread_cond_wait: the mutex, if the thread holds it, is released
@@ -106,7 +108,9 @@ import (
 	"strconv"
 	"strings"
 
-	json "github.com/goccy/go-json"
+	// encoding/json, not goccy: its Decoder.InputOffset is exact after each
+	// Token, which the line numbers of errors come from.
+	"encoding/json"
 
 	"schedplay/engine"
 	"schedplay/engine/cpumask"
@@ -354,7 +358,11 @@ func (p place) errf(line int, format string, args ...any) error {
 		b.WriteString(p.phase) // "global", "top level"
 	}
 	if line > 0 {
-		fmt.Fprintf(&b, " (line %d)", line)
+		if l, c := line/posScale, line%posScale; l > 0 {
+			fmt.Fprintf(&b, " (line %d, column %d)", l, c)
+		} else {
+			fmt.Fprintf(&b, " (line %d)", line)
+		}
 	}
 	if p.task != "" || p.phase != "" || line > 0 {
 		b.WriteString(": ")
@@ -441,6 +449,9 @@ func ParseRTApp(data []byte) (*RTApp, error) {
 	return app, nil
 }
 
+// RTAppIgnoredGlobals are the "global" keys accepted and ignored.
+const RTAppIgnoredGlobals = "lock_pages, pi_enabled, logdir, log_basename, log_size, ftrace, gnuplot, io_device, mem_buffer_size, cumulative_slack, spacing, frag"
+
 func (app *RTApp) parseGlobal(n *jNode) error {
 	g := place{phase: "global"}
 	if n.kind != jObject {
@@ -480,13 +491,37 @@ func (app *RTApp) parseGlobal(n *jNode) error {
 				return g.errf(f.line, "calibration: must be \"CPU<n>\" or a positive integer (ns per loop), got %s", f.val.kindName())
 			}
 		case "lock_pages", "pi_enabled", "logdir", "log_basename", "log_size", "ftrace",
-			"gnuplot", "io_device", "mem_buffer_size", "cumulative_slack", "spacing":
+			"gnuplot", "io_device", "mem_buffer_size", "cumulative_slack", "spacing", "frag":
 			// Accepted and ignored: no effect on SCHED_OTHER scheduling.
+			// "frag" appears in rt-app's own doc/examples (browser, mp3,
+			// video, merge/global.json) but its parser reads no such key.
 		default:
-			return g.errf(f.line, "unknown field %q (supported: duration, default_policy, calibration; ignored: lock_pages, pi_enabled, logdir, log_basename, log_size, ftrace, gnuplot, io_device, mem_buffer_size, cumulative_slack, spacing)", f.key)
+			return g.errf(f.line, "unknown field %q (supported: duration, default_policy, calibration; ignored: %s)", f.key, RTAppIgnoredGlobals)
 		}
 	}
 	return nil
+}
+
+// namedSuspends are the refs of suspend events that name something other
+// than their own task or thread: rt-app before 2025-05 (commit 32fcddf,
+// "Obsolete parameter of suspend event") waited on the condition variable
+// the string named, and its doc/examples (browser-*.json) rely on it: a
+// suspend "Browser" is woken by a resume "Browser". Such a suspend is a
+// wait on that condition (the one signal/broad/wait also use, as in
+// rt-app's one resource table), and a resume of it broadcasts it.
+func namedSuspends(app *RTApp, threads map[string]*RTAppTask) map[string]bool {
+	named := map[string]bool{}
+	for i := range app.Tasks {
+		t := &app.Tasks[i]
+		for _, ph := range t.Phases {
+			for _, e := range ph.Events {
+				if e.Kind == "suspend" && e.Ref != "" && threads[e.Ref] != t {
+					named[e.Ref] = true
+				}
+			}
+		}
+	}
+	return named
 }
 
 // checkPolicy accepts only SCHED_OTHER.
@@ -852,9 +887,9 @@ func (app *RTApp) checkNames() error {
 	return nil
 }
 
-// checkRefs rejects references that cannot work.
-func (app *RTApp) checkRefs() error {
-	threads := map[string]*RTAppTask{} // thread or task name → task
+// threadTasks maps every thread and task name to its task.
+func (app *RTApp) threadTasks() map[string]*RTAppTask {
+	threads := map[string]*RTAppTask{}
 	for i := range app.Tasks {
 		t := &app.Tasks[i]
 		threads[t.Name] = t
@@ -862,9 +897,17 @@ func (app *RTApp) checkRefs() error {
 			threads[n] = t
 		}
 	}
-	signalled := map[string]bool{} // cond refs with a signal/broad/sync
-	waited := map[string]bool{}    // cond refs with a wait/sync
-	resumed := map[string]bool{}   // task names resumed by someone
+	return threads
+}
+
+// checkRefs rejects references that cannot work.
+func (app *RTApp) checkRefs() error {
+	threads := app.threadTasks()
+	signalled := map[string]bool{}  // cond refs with a signal/broad/sync
+	waited := map[string]bool{}     // cond refs with a wait/sync
+	resumed := map[string]bool{}    // task names resumed by someone
+	resumedRef := map[string]bool{} // every name a resume names
+	named := namedSuspends(app, threads)
 	for i := range app.Tasks {
 		t := &app.Tasks[i]
 		for _, ph := range t.Phases {
@@ -880,6 +923,7 @@ func (app *RTApp) checkRefs() error {
 					if tt, ok := threads[e.Ref]; ok {
 						resumed[tt.Name] = true
 					}
+					resumedRef[e.Ref] = true
 				}
 			}
 		}
@@ -899,12 +943,15 @@ func (app *RTApp) checkRefs() error {
 			for _, e := range ph.Events {
 				switch e.Kind {
 				case "resume":
-					if _, ok := threads[e.Ref]; !ok {
-						return p.errf(e.line, "event %q: no task or thread named %q to resume (known: %s)", e.Key, e.Ref, strings.Join(sortedKeys(threads), ", "))
+					if _, ok := threads[e.Ref]; !ok && !named[e.Ref] {
+						return p.errf(e.line, "event %q: no task or thread named %q, and no suspend on %q, to resume (known: %s)", e.Key, e.Ref, e.Ref, strings.Join(sortedKeys(threads), ", "))
 					}
 				case "suspend":
-					if e.Ref != "" && threads[e.Ref] != t {
-						return p.errf(e.line, "event %q: a thread can only suspend itself; use \"\" or %q, not %q", e.Key, t.Name, e.Ref)
+					if named[e.Ref] {
+						if !resumedRef[e.Ref] {
+							return p.errf(e.line, "event %q: no task resumes %q, so it would sleep forever", e.Key, e.Ref)
+						}
+						continue
 					}
 					if !resumed[t.Name] {
 						return p.errf(e.line, "event %q: no task resumes %q, so it would sleep forever", e.Key, t.Name)
@@ -1004,6 +1051,18 @@ type jParser struct {
 	newlines []int // offsets of the '\n' bytes of src
 }
 
+// posScale packs a line and a column into the one int the parse tree
+// keeps per node and field: line*posScale + column (columns of a file of
+// at most RTAppMaxBytes fit).
+const posScale = 1 << 21
+
+// posAt is the 1-based line and column of byte offset off, packed.
+func (p *jParser) posAt(off int64) int {
+	off = min(max(off, 0), int64(len(p.src)))
+	start := bytes.LastIndexByte(p.src[:off], '\n') + 1
+	return p.lineAt(off)*posScale + int(off) - start + 1
+}
+
 // lineAt is the 1-based line of byte offset off.
 func (p *jParser) lineAt(off int64) int {
 	return 1 + sort.SearchInts(p.newlines, int(min(max(off, 0), int64(len(p.src)))))
@@ -1057,7 +1116,7 @@ func (p *jParser) value(depth int) (*jNode, error) {
 	if err != nil {
 		return nil, p.fail(err)
 	}
-	n := &jNode{line: p.lineAt(p.d.InputOffset())}
+	n := &jNode{line: p.posAt(p.d.InputOffset() - 1)}
 	switch v := tok.(type) {
 	case json.Delim:
 		switch v {
@@ -1072,7 +1131,11 @@ func (p *jParser) value(depth int) (*jNode, error) {
 				if !ok {
 					return nil, fmt.Errorf("rtapp: bad JSON at line %d: object key %v is not a string", p.lineAt(p.d.InputOffset()), kt)
 				}
-				line := p.lineAt(p.d.InputOffset())
+				// The key's opening quote: the offset is just past
+				// its closing one.
+				end := p.d.InputOffset()
+				open := bytes.LastIndexByte(p.src[:max(end-1, 0)], '"')
+				line := p.posAt(int64(max(open, 0)))
 				val, err := p.value(depth + 1)
 				if err != nil {
 					return nil, err
@@ -1089,7 +1152,7 @@ func (p *jParser) value(depth int) (*jNode, error) {
 				n.elems = append(n.elems, val)
 			}
 		default:
-			return nil, fmt.Errorf("rtapp: bad JSON at line %d: unexpected %q", n.line, string(v))
+			return nil, fmt.Errorf("rtapp: bad JSON at line %d: unexpected %q", n.line/posScale, string(v))
 		}
 		end, err := p.d.Token()
 		if err != nil {
@@ -1109,7 +1172,7 @@ func (p *jParser) value(depth int) (*jNode, error) {
 	case nil:
 		n.kind = jNull
 	default:
-		return nil, fmt.Errorf("rtapp: bad JSON at line %d: unexpected token %v", n.line, tok)
+		return nil, fmt.Errorf("rtapp: bad JSON at line %d: unexpected token %v", n.line/posScale, tok)
 	}
 	return n, nil
 }
@@ -1267,8 +1330,7 @@ type rtThread struct {
 	// parked: the thread blocked waiting for a release; token: it was
 	// released while registered but before it blocked.
 	parked, token bool
-	suspended     bool  // registered in suspend
-	pending       int64 // resumes not yet consumed by a suspend
+	suspended     bool // registered in suspend
 	reacquire     *rtMutex
 	held          []*rtMutex
 	wakes         []engine.TaskID
@@ -1298,6 +1360,7 @@ func (app *RTApp) build(b *Builder) (*rtWorld, error) {
 
 	w := &rtWorld{t0: sim.Now(), finite: app.Finite()}
 	byName := map[string][]*rtThread{}
+	named := namedSuspends(app, app.threadTasks())
 	perTask := make([][]*rtThread, len(app.Tasks))
 	for i := range app.Tasks {
 		t := &app.Tasks[i]
@@ -1377,6 +1440,16 @@ func (app *RTApp) build(b *Builder) (*rtWorld, error) {
 					}
 				case "resume":
 					op.targets = byName[e.Ref]
+					if named[e.Ref] {
+						// Also broadcast the named condition the
+						// suspends on e.Ref wait on.
+						rp.ops = append(rp.ops, op)
+						op = rtOp{kind: "broad", ref: e.Ref, cond: cond(e.Ref)}
+					}
+				case "suspend":
+					if named[e.Ref] {
+						op = rtOp{kind: "wait", ref: e.Ref, cond: cond(e.Ref)}
+					}
 				case "signal", "broad":
 					op.cond = cond(e.Ref)
 				case "wait":
@@ -1589,20 +1662,15 @@ func (t *rtThread) do(ctx *engine.Ctx, op *rtOp) (engine.Action, bool) {
 	case "resume":
 		t.nextEvent()
 		for _, x := range op.targets {
+			// rt-app broadcasts the target's condition variable: a
+			// thread not suspended at that moment misses it.
 			if x.suspended {
 				x.suspended = false
 				t.release(x)
-			} else {
-				x.pending++
 			}
 		}
 	case "suspend":
 		if t.sub == 1 {
-			t.nextEvent()
-			break
-		}
-		if t.pending > 0 {
-			t.pending--
 			t.nextEvent()
 			break
 		}
