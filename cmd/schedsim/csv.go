@@ -40,3 +40,26 @@ func optnum(p *float64) string {
 	}
 	return fnum(*p)
 }
+
+func writeCompareCSV(w io.Writer, rows []CompareRow) {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"metric", "a_mean", "a_stdev", "b_mean", "b_stdev", "diff", "change_pct", "p_welch", "significant"})
+	for _, r := range rows {
+		cw.Write([]string{r.Metric, fnum(r.AMean), fnum(r.ASd), fnum(r.BMean), fnum(r.BSd), fnum(r.Diff),
+			optnum(r.ChangePct), optnum(r.P), strconv.FormatBool(r.Significant)})
+	}
+	cw.Flush()
+}
+
+func writeMergeCSV(w io.Writer, rows []mergeRow) {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"point", "metric", "n", "mean", "stdev", "ci95"})
+	for _, r := range rows {
+		ci := ""
+		if r.CI95 == r.CI95 { // not NaN
+			ci = fnum(r.CI95)
+		}
+		cw.Write([]string{r.Point, r.Metric, strconv.Itoa(r.N), fnum(r.Mean), fnum(r.Stdev), ci})
+	}
+	cw.Flush()
+}

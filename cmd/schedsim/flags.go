@@ -22,6 +22,15 @@ var verbSynopsis = map[string]string{
 		"replaced only with --force, an input of the run never.\n",
 	"compare": "usage: schedsim compare --preset NAME --workload SPEC --a \"KNOB=V,...\" --b \"KNOB=V,...\" [flags]\n\n" +
 		"Runs two knob sets on the same seeds and prints metric, A, B and % change.\n",
+	"sweep": "usage: schedsim sweep --preset NAME --workload SPEC --vary NAME=a,b [--vary ...] [flags]\n\n" +
+		"Runs every combination of the --vary values, each with --seeds seeds, and writes one JSON\n" +
+		"line per run (point, seed, metrics) to --out or stdout. --shard I/N runs only the runs k\n" +
+		"with k mod N = I-1, so N machines together run the sweep once; merge the files with\n" +
+		"schedsim merge. Progress (runs done, failures, ETA) goes to stderr.\n",
+	"merge": "usage: schedsim merge [--format text|csv|json] [--out FILE] FILE...\n\n" +
+		"Aggregates sweep result files (shards in any order): per point and metric n, mean,\n" +
+		"stdev and the 95% confidence interval of the mean (Student's t). A run found twice\n" +
+		"(overlapping shards) is an error.\n",
 	"reproduce": "usage: schedsim reproduce [--json] [--quick] [--out FILE] [TARGET...]\n\n" +
 		"Runs the validation experiments (all, or the TARGETs named: V1, v1-sis-schbench, ...)\n" +
 		"and prints seed vs simulated figures and PASS/FAIL per check. Exit status 1 when a\n" +

@@ -54,11 +54,19 @@ verbs:
   knobs                   list every knob: name, type, default, range, doc
   workloads               list workload kinds and their keys
   run --preset NAME [--workload SPEC]... [--set KNOB=VALUE]... [--duration 10s]
-      [--seed N] [--runs N] [--format text|json|schbench] [--machine-file FILE]
+      [--seed N] [--runs N] [--format text|json|csv|schbench|hackbench|perf-bench]
+      [--schbench-layout 2016|2019|2023] [--machine-file FILE]
       [--no-wall-time] [--debug] [--trace FILE] [--out FILE] [--force]
   compare --preset NAME --workload SPEC --a "KNOB=V,..." --b "KNOB=V,..." [--runs 5]
           [--out FILE] [--force]
-                          two knob sets, same seeds: metric, A, B, % change
+                          two knob sets, same seeds: metric, A, B, B−A, % change,
+                          Welch's t-test p (--format text|json|csv)
+  sweep --preset NAME --workload SPEC --vary KNOB=a,b --vary workload.KEY=x,y [--seeds 5]
+        [--parallel P] [--shard I/N] [--out results.jsonl] [--force]
+                          the cartesian product of the --vary values × seeds, or shard I
+                          of N of it, one JSON line per run
+  merge [--format text|csv|json] [--out FILE] results-*.jsonl
+                          per point and metric: n, mean, stdev, 95% CI
   reproduce [--json] [--quick] [--out FILE] [--force] [TARGET...]
                           run the validation experiments (V1..V6): seed figures
                           beside simulated ones, PASS/FAIL per check
@@ -69,7 +77,7 @@ exit status: 0 ok; 1 a run failed or a reproduce check failed; 2 bad usage or
 input; 3 internal error; 130 interrupted (Ctrl-C).
 `
 
-var verbNames = []string{"presets", "knobs", "workloads", "run", "compare", "reproduce"}
+var verbNames = []string{"presets", "knobs", "workloads", "run", "compare", "reproduce", "sweep", "merge"}
 
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -128,6 +136,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdCompare(ctx, args[1:], stdout, stderr)
 	case "reproduce":
 		return cmdReproduce(args[1:], stdout, stderr)
+	case "sweep":
+		return cmdSweep(ctx, args[1:], stdout, stderr)
+	case "merge":
+		return cmdMerge(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 && verb == "help" {
 			for _, v := range verbNames {

@@ -183,7 +183,7 @@ func compareFlagSet(f *runFlags, a, b *string) *flag.FlagSet {
 	fs.StringVar(b, "b", "", "arm B's knob settings `KNOB=V,KNOB=V`")
 	f.durationVar(fs, "simulated `TIME` per run, e.g. 500ms or 2s (at most 1h; default 10s, or an rt-app file's global.duration)")
 	fs.IntVar(&f.runs, "runs", 5, "`N` seeds per arm")
-	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text or json")
+	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, json or csv")
 	return fs
 }
 
@@ -198,8 +198,8 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parseFlags(compareFlagSet(&f, &a, &b), args, stdout, false); err != nil {
 		return err
 	}
-	if f.format != "text" && f.format != "json" {
-		return usagef("--format %q not allowed (allowed: text, json)", f.format)
+	if f.format != "text" && f.format != "json" && f.format != "csv" {
+		return usagef("--format %q not allowed (allowed: text, json, csv)", f.format)
 	}
 	base, err := f.config()
 	if err != nil {
@@ -253,6 +253,10 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	dst := newSink(stdout, out)
 	rows := compareRows(ra, rb)
+	if f.format == "csv" {
+		writeCompareCSV(dst, rows)
+		return dst.finish(f.force)
+	}
 	if f.format == "json" {
 		res := map[string]any{"preset": ra[0].Preset, "a": a, "b": b, "runs": f.runs, "seed": f.seed, "rows": rows}
 		bs, err := json.MarshalIndent(res, "", "  ")
@@ -265,12 +269,22 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(dst, "preset %s, %d seeds (%d..%d), %.3gs each\nA: %s\nB: %s\n\n", ra[0].Preset, f.runs, f.seed, f.seed+uint64(f.runs)-1,
 		ra[0].DurationS, orDefaults(a), orDefaults(b))
 	tw := tabwriter.NewWriter(dst, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "metric\tA mean\t± sd\tB mean\t± sd\tchange\t\n")
+	fmt.Fprintf(tw, "metric\tA mean\t± sd\tB mean\t± sd\tB−A\tchange\tp (Welch)\t\n")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%+.2f%%\t\n", r.Metric, num(r.AMean), num(r.ASd), num(r.BMean), num(r.BSd), r.ChangePct)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Metric, num(r.AMean), num(r.ASd), num(r.BMean), num(r.BSd),
+			signed(r.Diff), changeText(r), pText(r))
 	}
 	tw.Flush()
+	fmt.Fprintf(dst, "\np: Welch's two-sided t-test over the %d seeds of each arm (unequal variances); * marks p < 0.05.\n", f.runs)
 	return dst.finish(f.force)
+}
+
+// signed prints a difference with its sign.
+func signed(x float64) string {
+	if x > 0 {
+		return "+" + num(x)
+	}
+	return num(x)
 }
 
 func orDefaults(s string) string {
@@ -280,29 +294,48 @@ func orDefaults(s string) string {
 	return s
 }
 
-// CompareRow is one metric of a comparison.
+// CompareRow is one metric of a comparison: both arms' mean and stdev
+// over the seeds, the absolute and relative change of B against A, and
+// Welch's t-test of the difference.
 type CompareRow struct {
-	Metric    string  `json:"metric"`
-	AMean     float64 `json:"a_mean"`
-	ASd       float64 `json:"a_stdev"`
-	BMean     float64 `json:"b_mean"`
-	BSd       float64 `json:"b_stdev"`
-	ChangePct float64 `json:"change_pct"`
+	Metric string  `json:"metric"`
+	AMean  float64 `json:"a_mean"`
+	ASd    float64 `json:"a_stdev"`
+	BMean  float64 `json:"b_mean"`
+	BSd    float64 `json:"b_stdev"`
+	Diff   float64 `json:"diff"` // B mean − A mean
+	// ChangePct is 100·(B−A)/A; null when A is 0 (no relative change
+	// exists: 0 → 0.4 is not +0%).
+	ChangePct *float64 `json:"change_pct"`
+	// P is Welch's two-sided p-value (null with fewer than 2 runs, or
+	// when both arms are constant and equal); Significant is P < 0.05.
+	P           *float64 `json:"p_welch"`
+	Significant bool     `json:"significant"`
 }
 
-func compareRows(ra, rb []*scenario.Result) []CompareRow {
-	type getter struct {
-		name string
-		get  func(r *scenario.Result) (float64, bool)
-	}
-	var gs []getter
-	for wi, w := range ra[0].Workloads {
+// metric is one figure read from a result (ok false when the run has
+// none, e.g. ops/s of a workload that counts no operations).
+type metric struct {
+	name string
+	get  func(r *scenario.Result) (float64, bool)
+}
+
+// metricsOf lists the metrics compare and sweep report for results shaped
+// like r0 (its workloads).
+func metricsOf(r0 *scenario.Result) []metric {
+	var gs []metric
+	for wi, w := range r0.Workloads {
 		wi, prefix := wi, ""
-		if len(ra[0].Workloads) > 1 {
+		if len(r0.Workloads) > 1 {
 			prefix = w.Name + " "
 		}
 		lat := func(name string, f func(r *scenario.Result) int64) {
-			gs = append(gs, getter{prefix + name, func(r *scenario.Result) (float64, bool) { return float64(f(r)), true }})
+			gs = append(gs, metric{prefix + name, func(r *scenario.Result) (float64, bool) {
+				if wi >= len(r.Workloads) {
+					return 0, false
+				}
+				return float64(f(r)), true
+			}})
 		}
 		lat("p50 (usec)", func(r *scenario.Result) int64 { return r.Workloads[wi].WakeupLatencyUS.P50 })
 		lat("p75", func(r *scenario.Result) int64 { return r.Workloads[wi].WakeupLatencyUS.P75 })
@@ -311,37 +344,80 @@ func compareRows(ra, rb []*scenario.Result) []CompareRow {
 		lat("p99", func(r *scenario.Result) int64 { return r.Workloads[wi].WakeupLatencyUS.P99 })
 		lat("p99.5", func(r *scenario.Result) int64 { return r.Workloads[wi].WakeupLatencyUS.P995 })
 		lat("p99.9", func(r *scenario.Result) int64 { return r.Workloads[wi].WakeupLatencyUS.P999 })
-		gs = append(gs, getter{prefix + "ops/s", func(r *scenario.Result) (float64, bool) {
+		gs = append(gs, metric{prefix + "ops/s", func(r *scenario.Result) (float64, bool) {
+			if wi >= len(r.Workloads) {
+				return 0, false
+			}
 			v := r.Workloads[wi].ThroughputOpsS
 			return deref(v), v != nil
 		}})
-		gs = append(gs, getter{prefix + "completion (s)", func(r *scenario.Result) (float64, bool) {
+		gs = append(gs, metric{prefix + "completion (s)", func(r *scenario.Result) (float64, bool) {
+			if wi >= len(r.Workloads) {
+				return 0, false
+			}
 			v := r.Workloads[wi].CompletionS
 			return deref(v), v != nil
 		}})
 	}
-	gs = append(gs,
-		getter{"probes/select_idle_cpu", func(r *scenario.Result) (float64, bool) { return r.Search.ProbesMean, true }},
-		getter{"probes/wakeup", func(r *scenario.Result) (float64, bool) { return r.Search.ProbesPerWakeup, true }},
-		getter{"placed on busy CPU %", func(r *scenario.Result) (float64, bool) { return r.Search.PlacedBusyPct, true }},
-		getter{"cpu busy %", func(r *scenario.Result) (float64, bool) { return r.CPUBusyPct, true }},
+	return append(gs,
+		metric{"probes/select_idle_cpu", func(r *scenario.Result) (float64, bool) { return r.Search.ProbesMean, true }},
+		metric{"probes/wakeup", func(r *scenario.Result) (float64, bool) { return r.Search.ProbesPerWakeup, true }},
+		metric{"placed on busy CPU %", func(r *scenario.Result) (float64, bool) { return r.Search.PlacedBusyPct, true }},
+		metric{"cpu busy %", func(r *scenario.Result) (float64, bool) { return r.CPUBusyPct, true }},
 	)
+}
+
+func compareRows(ra, rb []*scenario.Result) []CompareRow {
 	var rows []CompareRow
-	for _, g := range gs {
+	for _, g := range metricsOf(ra[0]) {
 		xa, oka := collect(ra, g.get)
 		xb, okb := collect(rb, g.get)
 		if !oka && !okb {
 			continue
 		}
-		ma, sa := scenario.MeanStdev(xa)
-		mb, sb := scenario.MeanStdev(xb)
-		ch := 0.0
-		if ma != 0 {
-			ch = 100 * (mb - ma) / ma
-		}
-		rows = append(rows, CompareRow{g.name, round3(ma), round3(sa), round3(mb), round3(sb), round3(ch)})
+		rows = append(rows, compareRow(g.name, xa, xb))
 	}
 	return rows
+}
+
+// compareRow is one row from the two arms' values of a metric.
+func compareRow(name string, xa, xb []float64) CompareRow {
+	ma, sa := scenario.MeanStdev(xa)
+	mb, sb := scenario.MeanStdev(xb)
+	row := CompareRow{Metric: name, AMean: round3(ma), ASd: round3(sa), BMean: round3(mb), BSd: round3(sb), Diff: round3(mb - ma)}
+	if ma != 0 {
+		ch := round3(100 * (mb - ma) / math.Abs(ma))
+		row.ChangePct = &ch
+	}
+	if w := scenario.WelchTest(xa, xb); !math.IsNaN(w.P) {
+		p := math.Round(w.P*1e4) / 1e4
+		row.P = &p
+		row.Significant = w.P < 0.05
+	}
+	return row
+}
+
+// changeText renders a row's relative change: "+12.50%", or for a change
+// from 0 "new" (0 → x) / "0" (0 → 0).
+func changeText(r CompareRow) string {
+	switch {
+	case r.ChangePct != nil:
+		return fmt.Sprintf("%+.2f%%", *r.ChangePct)
+	case r.BMean == 0:
+		return "0"
+	}
+	return "from 0"
+}
+
+func pText(r CompareRow) string {
+	if r.P == nil {
+		return "—"
+	}
+	s := fmt.Sprintf("%.4f", *r.P)
+	if r.Significant {
+		s += " *"
+	}
+	return s
 }
 
 func collect(rs []*scenario.Result, get func(*scenario.Result) (float64, bool)) ([]float64, bool) {

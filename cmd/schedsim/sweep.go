@@ -1,0 +1,499 @@
+package main
+
+// sweep runs the cartesian product of --vary values × seeds, or a
+// deterministic shard of it, into JSON Lines; merge aggregates the lines
+// of any number of shards.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"schedplay/engine/field"
+	"schedplay/engine/workload"
+	"schedplay/scenario"
+)
+
+// vary is one --vary: a knob (KNOB=a,b) or a workload key
+// (workload.KEY=a,b for the first --workload, workloadN.KEY for the Nth).
+type vary struct {
+	name   string
+	values []string
+}
+
+// sweepLine is one run of a sweep: one line of the --out JSONL.
+type sweepLine struct {
+	Index   int                `json:"index"` // position in the unsharded order
+	Point   map[string]string  `json:"point"` // the --vary values of this run
+	Seed    uint64             `json:"seed"`
+	Preset  string             `json:"preset"`
+	Knobs   []string           `json:"set"`
+	Specs   []string           `json:"workloads"`
+	DurS    float64            `json:"duration_s"`
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+	Error   string             `json:"error,omitempty"`
+}
+
+type sweepFlags struct {
+	runFlags
+	varies   multiFlag
+	seeds    int
+	parallel int
+	shard    string
+}
+
+func sweepFlagSet(f *sweepFlags) *flag.FlagSet {
+	fs := newFlagSet("sweep")
+	f.addCommon(fs)
+	f.durationVar(fs, "simulated `TIME` per run, e.g. 500ms or 2s (at most 1h)")
+	fs.Var(&f.varies, "vary", "`NAME=a,b,...`: a knob (SIS_CORE=true,false) or a workload key (workload.t=8,16 for the\nfirst --workload, workload2.KEY for the second); repeatable, the runs are the cartesian product")
+	fs.IntVar(&f.seeds, "seeds", 5, "`N` seeds per point: SEED..SEED+N-1")
+	fs.IntVar(&f.parallel, "parallel", 0, "`P` runs at once (default: the number of CPUs)")
+	fs.StringVar(&f.shard, "shard", "1/1", "run only shard `I/N` of the runs (run k belongs to shard k mod N + 1): N machines,\neach with its I, together run the sweep once")
+	return fs
+}
+
+// cmdSweep runs a sweep (or one shard of it) and writes one JSON line per
+// run, in run order, to --out or stdout. Progress goes to stderr.
+func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cooperative.Store(true)
+	defer cooperative.Store(false)
+	var f sweepFlags
+	if err := parseFlags(sweepFlagSet(&f), args, stdout, false); err != nil {
+		return err
+	}
+	shardI, shardN, err := parseShard(f.shard)
+	if err != nil {
+		return err
+	}
+	if f.seeds < 1 || f.seeds > scenario.MaxRuns {
+		return usagef("--seeds %d out of range (allowed: 1..%d)", f.seeds, scenario.MaxRuns)
+	}
+	if f.parallel < 0 {
+		return usagef("--parallel %d out of range (allowed: 0 for all CPUs, or ≥ 1)", f.parallel)
+	}
+	f.runs = 1
+	base, err := f.config()
+	if err != nil {
+		return err
+	}
+	var vs []vary
+	for _, v := range f.varies {
+		name, vals, ok := strings.Cut(v, "=")
+		if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(vals) == "" {
+			return usagef("--vary %q: want NAME=a,b,... (a knob, or workload.KEY)", v)
+		}
+		vv := vary{name: strings.TrimSpace(name)}
+		for _, x := range strings.Split(vals, ",") {
+			vv.values = append(vv.values, strings.TrimSpace(x))
+		}
+		vs = append(vs, vv)
+	}
+	// Every point is checked before anything runs.
+	points := cartesian(vs)
+	var all []sweepLine
+	for _, pt := range points {
+		cfg, err := f.pointConfig(base, vs, pt)
+		if err != nil {
+			return err
+		}
+		for s := 0; s < f.seeds; s++ {
+			all = append(all, sweepLine{Index: len(all), Point: pt, Seed: f.seed + uint64(s), Preset: cfg.Preset,
+				Knobs: cfg.Knobs, Specs: cfg.Workloads, DurS: float64(cfg.Duration) / 1e9})
+		}
+	}
+	var mine []*sweepLine
+	for i := range all {
+		if i%shardN == shardI-1 {
+			mine = append(mine, &all[i])
+		}
+	}
+	out := &output{flag: "--out", path: f.out}
+	if err := openOutputs(f.force, f.inputs, out); err != nil {
+		return err
+	}
+	defer out.abort()
+
+	par := f.parallel
+	if par == 0 {
+		par = max(1, numCPU())
+	}
+	prog := newProgress(stderr, len(mine))
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	interrupted := false
+	for _, ln := range mine {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			interrupted = true
+		}
+		if interrupted {
+			break
+		}
+		wg.Add(1)
+		go func(ln *sweepLine) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			cfg := base
+			cfg.Knobs, cfg.Workloads, cfg.Seed = ln.Knobs, ln.Specs, ln.Seed
+			cfg.Duration = int64(ln.DurS * 1e9)
+			r, err := scenario.RunContext(ctx, cfg)
+			if errors.Is(err, scenario.ErrInterrupted) {
+				return
+			}
+			if err != nil {
+				ln.Error = err.Error()
+			} else {
+				ln.Metrics = metricValues(r)
+			}
+			prog.done(err != nil)
+		}(ln)
+	}
+	wg.Wait()
+	if interrupted || ctx.Err() != nil {
+		return &interruptedError{fmt.Sprintf("interrupted after %d of %d runs; no output written", prog.n, len(mine))}
+	}
+	prog.finish()
+	dst := newSink(stdout, out)
+	for _, ln := range mine {
+		b, err := json.Marshal(ln)
+		if err != nil {
+			return err
+		}
+		dst.Write(append(b, '\n'))
+	}
+	if err := dst.finish(f.force); err != nil {
+		return err
+	}
+	if prog.failed > 0 {
+		return fmt.Errorf("%d of %d runs failed (their lines carry \"error\")", prog.failed, len(mine))
+	}
+	return nil
+}
+
+// parseShard reads --shard I/N (1 ≤ I ≤ N).
+func parseShard(s string) (int, int, error) {
+	a, b, ok := strings.Cut(s, "/")
+	if !ok {
+		return 0, 0, usagef("--shard %q: want I/N, e.g. 3/8", s)
+	}
+	n, err := field.Int("--shard N", strings.TrimSpace(b), 1, 1<<20)
+	if err != nil {
+		return 0, 0, usagef("%v", err)
+	}
+	i, err := field.Int("--shard I", strings.TrimSpace(a), 1, n)
+	if err != nil {
+		return 0, 0, usagef("%v", err)
+	}
+	return int(i), int(n), nil
+}
+
+// cartesian lists every combination of the varies' values, the first
+// --vary varying slowest.
+func cartesian(vs []vary) []map[string]string {
+	out := []map[string]string{{}}
+	for _, v := range vs {
+		var next []map[string]string
+		for _, p := range out {
+			for _, x := range v.values {
+				q := map[string]string{}
+				for k, y := range p {
+					q[k] = y
+				}
+				q[v.name] = x
+				next = append(next, q)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// pointConfig applies one point's values to the base config: knobs are
+// appended to --set, workload keys replace or add the key in the spec.
+func (f *sweepFlags) pointConfig(base scenario.Config, vs []vary, pt map[string]string) (scenario.Config, error) {
+	cfg := base
+	cfg.Knobs = append([]string(nil), base.Knobs...)
+	cfg.Workloads = append([]string(nil), base.Workloads...)
+	for _, v := range vs {
+		val := pt[v.name]
+		head, key, isWL := strings.Cut(v.name, ".")
+		if isWL && strings.HasPrefix(head, "workload") {
+			idx := 1
+			if n := strings.TrimPrefix(head, "workload"); n != "" {
+				i, err := field.Int("--vary "+v.name, n, 1, int64(len(cfg.Workloads)))
+				if err != nil {
+					return cfg, usagef("%v", err)
+				}
+				idx = int(i)
+			}
+			sp, err := workload.Parse(cfg.Workloads[idx-1])
+			if err != nil {
+				return cfg, usagef("--vary %s: %v", v.name, err)
+			}
+			set := false
+			for i := range sp.Params {
+				if sp.Params[i].Key == key {
+					sp.Params[i].Value, set = val, true
+				}
+			}
+			if !set {
+				sp.Params = append(sp.Params, workload.Param{Key: key, Value: val})
+			}
+			cfg.Workloads[idx-1] = sp.String()
+			if err := workload.Check(sp.String(), 1<<16); err != nil {
+				_, msg, _ := splitWorkloadError(err.Error())
+				return cfg, usagef("--vary %s=%s: %s", v.name, val, msg)
+			}
+			continue
+		}
+		kv := v.name + "=" + val
+		if _, err := scenario.KnobValues(f.spec, []string{kv}); err != nil {
+			return cfg, usagef("--vary %s: %v", kv, err)
+		}
+		cfg.Knobs = append(cfg.Knobs, kv)
+	}
+	if _, _, err := cfg.Check(); err != nil {
+		return cfg, usagef("--vary point %v: %v", pt, err)
+	}
+	return cfg, nil
+}
+
+// metricValues reads every metric of r by name.
+func metricValues(r *scenario.Result) map[string]float64 {
+	m := map[string]float64{}
+	for _, g := range metricsOf(r) {
+		if v, ok := g.get(r); ok {
+			m[g.name] = v
+		}
+	}
+	return m
+}
+
+// progress reports runs done, failures and an ETA on stderr: rewritten
+// in place on a terminal, a line at most every 5 s otherwise.
+type progress struct {
+	mu           sync.Mutex
+	w            io.Writer
+	tty          bool
+	total, n     int
+	failed       int
+	start, shown time.Time
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	return &progress{w: w, tty: isTerminal(w), total: total, start: time.Now()}
+}
+
+func (p *progress) done(failed bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	if failed {
+		p.failed++
+	}
+	every := 5 * time.Second
+	if p.tty {
+		every = 200 * time.Millisecond
+	}
+	if time.Since(p.shown) < every && p.n < p.total {
+		return
+	}
+	p.shown = time.Now()
+	el := time.Since(p.start)
+	eta := time.Duration(float64(el) / float64(p.n) * float64(p.total-p.n)).Round(time.Second)
+	end := "\n"
+	if p.tty {
+		end = "\033[K\r"
+	}
+	fmt.Fprintf(p.w, "sweep: %d/%d runs done, %d failed, %s elapsed, ETA %s%s", p.n, p.total, p.failed, el.Round(time.Second), eta, end)
+}
+
+func (p *progress) finish() {
+	if p.tty && p.total > 0 {
+		fmt.Fprintln(p.w)
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// mergeRow is one metric of one point, over the seeds merged.
+type mergeRow struct {
+	Point  string  `json:"point"`
+	Metric string  `json:"metric"`
+	N      int     `json:"n"`
+	Mean   float64 `json:"mean"`
+	Stdev  float64 `json:"stdev"`
+	CI95   float64 `json:"ci95"` // half-width, Student's t, n−1 df; NaN (null) for n < 2
+}
+
+// cmdMerge reads sweep JSONL files (any shards, any order) and prints per
+// point and metric: n, mean, stdev and the 95% confidence interval.
+func cmdMerge(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("merge")
+	format := fs.String("format", "text", "output `FORMAT`: text, csv or json")
+	outPath := fs.String("out", "", "write the output to `FILE` instead of stdout (whole or not at all)")
+	force := fs.Bool("force", false, "replace an existing --out file")
+	if err := parseFlags(fs, args, stdout, true); err != nil {
+		return err
+	}
+	if *format != "text" && *format != "csv" && *format != "json" {
+		return usagef("--format %q not allowed (allowed: text, csv, json)", *format)
+	}
+	if fs.NArg() == 0 {
+		return usagef("merge: give the sweep result files (e.g. results-*.jsonl)")
+	}
+	type key struct {
+		point string
+		seed  uint64
+	}
+	seen := map[key]string{}
+	values := map[string]map[string][]float64{} // point → metric → values
+	var inputs []input
+	failed := 0
+	for _, path := range fs.Args() {
+		inputs = append(inputs, input{flag: "merge", path: path})
+		fh, err := os.Open(path)
+		if err != nil {
+			return usagef("merge: %s: %v", path, cause(err))
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for ln := 1; sc.Scan(); ln++ {
+			if strings.TrimSpace(sc.Text()) == "" {
+				continue
+			}
+			var l sweepLine
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				fh.Close()
+				return usagef("merge: %s line %d: not a sweep result line: %v", path, ln, err)
+			}
+			pt := pointString(l.Point)
+			k := key{pt, l.Seed}
+			if prev, dup := seen[k]; dup {
+				fh.Close()
+				return usagef("merge: %s line %d: point %s seed %d is also in %s (overlapping shards?)", path, ln, pt, l.Seed, prev)
+			}
+			seen[k] = fmt.Sprintf("%s line %d", path, ln)
+			if l.Error != "" {
+				failed++
+				continue
+			}
+			if values[pt] == nil {
+				values[pt] = map[string][]float64{}
+			}
+			for m, v := range l.Metrics {
+				values[pt][m] = append(values[pt][m], v)
+			}
+		}
+		err = sc.Err()
+		fh.Close()
+		if err != nil {
+			return fmt.Errorf("merge: %s: %v", path, err)
+		}
+	}
+	var rows []mergeRow
+	var pts []string
+	for pt := range values {
+		pts = append(pts, pt)
+	}
+	sort.Strings(pts)
+	for _, pt := range pts {
+		var ms []string
+		for m := range values[pt] {
+			ms = append(ms, m)
+		}
+		sort.Strings(ms)
+		for _, m := range ms {
+			xs := values[pt][m]
+			mean, sd := scenario.MeanStdev(xs)
+			rows = append(rows, mergeRow{Point: pt, Metric: m, N: len(xs), Mean: round3(mean), Stdev: round3(sd), CI95: round3(scenario.CI95(xs))})
+		}
+	}
+	out := &output{flag: "--out", path: *outPath}
+	if err := openOutputs(*force, inputs, out); err != nil {
+		return err
+	}
+	defer out.abort()
+	dst := newSink(stdout, out)
+	switch *format {
+	case "json":
+		type jrow struct {
+			mergeRow
+			CI95 *float64 `json:"ci95"`
+		}
+		var js []jrow
+		for _, r := range rows {
+			j := jrow{mergeRow: r}
+			if !math.IsNaN(r.CI95) {
+				v := r.CI95
+				j.CI95 = &v
+			}
+			js = append(js, j)
+		}
+		b, err := json.MarshalIndent(js, "", "  ")
+		if err != nil {
+			return err
+		}
+		dst.Write(append(b, '\n'))
+	case "csv":
+		writeMergeCSV(dst, rows)
+	default:
+		tw := tabwriter.NewWriter(dst, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "point\tmetric\tn\tmean\tstdev\t95%% CI\t\n")
+		for _, r := range rows {
+			ci := "—"
+			if !math.IsNaN(r.CI95) {
+				ci = fmt.Sprintf("± %s", num(r.CI95))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t\n", r.Point, r.Metric, r.N, num(r.Mean), num(r.Stdev), ci)
+		}
+		tw.Flush()
+		fmt.Fprintln(dst, "\n95% CI: mean ± t(0.975, n−1)·stdev/√n (Student's t over the seeds).")
+	}
+	if failed > 0 {
+		fmt.Fprintf(stderr, "merge: %d failed runs left out (lines with \"error\")\n", failed)
+	}
+	return dst.finish(*force)
+}
+
+// pointString renders a point as "A=1 B=x" with the names sorted ("" for
+// a sweep with no --vary).
+func pointString(p map[string]string) string {
+	var ks []string
+	for k := range p {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	var parts []string
+	for _, k := range ks {
+		parts = append(parts, k+"="+p[k])
+	}
+	if len(parts) == 0 {
+		return "(base)"
+	}
+	return strings.Join(parts, " ")
+}
+
+func numCPU() int { return runtime.GOMAXPROCS(0) }
