@@ -19,10 +19,6 @@ import (
 	"schedplay/engine"
 )
 
-// MaxEvents bounds the file: past it, events are dropped and the metadata
-// says how many.
-const MaxEvents = 2_000_000
-
 const (
 	pidBase = 900000  // pseudo-process per LLC
 	tidBase = 1000000 // CPU tracks: tidBase + cpu
@@ -31,12 +27,15 @@ const (
 // Chrome streams a trace as the simulation runs.
 type Chrome struct {
 	w       *bufio.Writer
+	cw      *countWriter
 	enc     *json.Encoder
 	sim     *engine.Sim
+	opt     Options
 	events  int
 	dropped int
 	first   bool
 	err     error
+	cut     cutState
 
 	runStart []int64 // per CPU: start of the current slice, -1 when idle
 	running  []*engine.Task
@@ -112,6 +111,12 @@ type (
 		Generator     string `json:"generator"`
 		Events        int    `json:"events"`
 		DroppedEvents int    `json:"dropped_events"`
+		// MaxBytes is the cap; CutAtS, when set, the simulated time the
+		// cap was reached (the events after it are dropped).
+		MaxBytes int64    `json:"max_bytes"`
+		CutAtS   *float64 `json:"cut_at_s,omitempty"`
+		// WindowS is the --trace-window, [start, end) in seconds.
+		WindowS []float64 `json:"window_s,omitempty"`
 		// Truncated says the run was interrupted before its end; the
 		// trace holds the part done, up to InterruptedAtS.
 		Truncated      bool     `json:"truncated,omitempty"`
@@ -119,15 +124,19 @@ type (
 	}
 )
 
-// Attach starts a trace of sim on w. Call Close (or CloseInterrupted)
-// after the run.
-func Attach(sim *engine.Sim, w io.Writer) *Chrome {
+// Attach starts a trace of sim on w with the default Options. Call Close
+// (or CloseInterrupted) after the run.
+func Attach(sim *engine.Sim, w io.Writer) *Chrome { return AttachOptions(sim, w, Options{}) }
+
+// AttachOptions starts a trace of sim on w, bounded by opt.
+func AttachOptions(sim *engine.Sim, w io.Writer, opt Options) *Chrome {
 	n := sim.Topology().NCPU
-	bw := bufio.NewWriterSize(w, 1<<16)
+	cw := &countWriter{w: w}
+	bw := bufio.NewWriterSize(cw, 1<<16)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	c := &Chrome{w: bw, enc: enc, sim: sim, first: true,
-		runStart: make([]int64, n), running: make([]*engine.Task, n), flowOf: map[engine.TaskID]int{}}
+	c := &Chrome{w: bw, cw: cw, enc: enc, sim: sim, first: true, opt: opt.withDefaults(),
+		runStart: make([]int64, n), running: make([]*engine.Task, n), flowOf: map[engine.TaskID]int{}, cut: cutState{at: -1}}
 	for i := range c.runStart {
 		c.runStart[i] = -1
 	}
@@ -148,7 +157,10 @@ func (c *Chrome) write(s string) {
 
 // event encodes one event (the encoder ends it with a newline).
 func (c *Chrome) event(v any) {
-	if c.events >= MaxEvents {
+	if c.cut.at >= 0 || c.cw.n+int64(c.w.Buffered()) >= c.opt.MaxBytes-tailRoom {
+		if c.cut.at < 0 {
+			c.cut.at = c.sim.Now()
+		}
 		c.dropped++
 		return
 	}
@@ -190,9 +202,11 @@ func (c *Chrome) closeSlice(cpu int, endState string) {
 		return
 	}
 	pid, tid := c.track(cpu)
-	start := c.runStart[cpu]
-	c.event(sliceEvent{Ph: "X", Cat: "sched", Name: t.Name, Pid: pid, Tid: tid, Ts: us(start), Dur: us(c.sim.Now() - start),
-		Args: sliceArgs{Task: t.ID, Nice: t.Nice, EndState: endState}})
+	start, end := c.runStart[cpu], c.sim.Now()
+	if s, e, ok := c.opt.clip(start, end); ok && c.opt.cpu(cpu) {
+		c.event(sliceEvent{Ph: "X", Cat: "sched", Name: t.Name, Pid: pid, Tid: tid, Ts: us(s), Dur: us(e - s),
+			Args: sliceArgs{Task: t.ID, Nice: t.Nice, EndState: endState}})
+	}
 	c.running[cpu] = nil
 	c.runStart[cpu] = -1
 }
@@ -215,12 +229,18 @@ func (c *Chrome) onSwitch(cpu int, prev, next *engine.Task) {
 	c.runStart[cpu] = c.sim.Now()
 	if id, ok := c.flowOf[next.ID]; ok {
 		delete(c.flowOf, next.ID)
+		if !c.opt.in(c.sim.Now()) || !c.opt.cpu(cpu) {
+			return
+		}
 		pid, tid := c.track(cpu)
 		c.event(flowEvent{Ph: "f", BP: "e", ID: id, Cat: "wakeup", Name: "wake", Pid: pid, Tid: tid, Ts: us(c.sim.Now() + 1)})
 	}
 }
 
 func (c *Chrome) onWakeup(d *engine.Decision) {
+	if !c.opt.in(d.Time) || !c.opt.cpu(d.WakerCPU) {
+		return
+	}
 	pid, tid := c.track(d.WakerCPU)
 	probes := d.Probes
 	if probes == nil {
@@ -247,7 +267,14 @@ func (c *Chrome) finish(interrupted bool) error {
 	for cpu := range c.running {
 		c.closeSlice(cpu, "R")
 	}
-	t := tail{DisplayTimeUnit: "ns", Metadata: metadata{Generator: "schedplay", Events: c.events, DroppedEvents: c.dropped}}
+	t := tail{DisplayTimeUnit: "ns", Metadata: metadata{Generator: "schedplay", Events: c.events, DroppedEvents: c.dropped, MaxBytes: c.opt.MaxBytes}}
+	if c.cut.at >= 0 {
+		at := float64(c.cut.at) / float64(engine.Second)
+		t.Metadata.CutAtS = &at
+	}
+	if c.opt.End > 0 || c.opt.Start > 0 {
+		t.Metadata.WindowS = []float64{float64(c.opt.Start) / 1e9, float64(c.opt.End) / 1e9}
+	}
 	if interrupted {
 		at := float64(c.sim.Now()) / float64(engine.Second)
 		t.Metadata.Truncated, t.Metadata.InterruptedAtS = true, &at
@@ -268,4 +295,11 @@ func (c *Chrome) finish(interrupted bool) error {
 		return c.err
 	}
 	return c.w.Flush()
+}
+
+// Stats says what the trace holds: events written, events dropped, bytes
+// written (after Close) and, when the byte cap cut it, the simulated time
+// of the cut (-1 otherwise).
+func (c *Chrome) Stats() Stats {
+	return Stats{Events: c.events, Dropped: c.dropped, Bytes: c.cw.n, CutAt: c.cut.at, MaxBytes: c.opt.MaxBytes}
 }

@@ -38,8 +38,15 @@ type runFlags struct {
 	noWall      bool
 	debug       bool
 	trace       string
+	traceFormat string
+	traceWindow string
+	traceCPUs   string
+	traceMax    string
 	out         string
 	force       bool
+
+	tformat trace.Format
+	topt    trace.Options
 
 	// Filled by config:
 	spec     *machine.Spec
@@ -67,7 +74,11 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.layout, "schbench-layout", "2019", "schbench percentile `LAYOUT` for --format schbench: 2016 (50.0000th), 2019 (50.0th) or\n2023 (Wakeup/Request/RPS blocks with sample counts)")
 	fs.BoolVar(&f.noWall, "no-wall-time", false, "report sim_wall_s as 0 so identical runs give byte-identical output")
 	fs.BoolVar(&f.debug, "debug", false, "check engine invariants after every event (slow)")
-	fs.StringVar(&f.trace, "trace", "", "write a Chrome/Perfetto JSON trace of the run to `FILE` (single run only)")
+	fs.StringVar(&f.trace, "trace", "", "write a trace of the run to `FILE` (single run only); the format follows the name:\n.json (Chrome/Perfetto JSON), .json.gz (the same, gzip), .ftrace.txt (ftrace text)")
+	fs.StringVar(&f.traceFormat, "trace-format", "", "trace `FORMAT` regardless of the name: json, json.gz or ftrace")
+	fs.StringVar(&f.traceWindow, "trace-window", "", "trace only simulated time `START..END`, e.g. 1s..1.1s or 500ms.. (to the end)")
+	fs.StringVar(&f.traceCPUs, "trace-cpus", "", "trace only the CPUs in `LIST`, e.g. 0-7,44-51")
+	fs.StringVar(&f.traceMax, "trace-max", "256MB", "cap the trace at `SIZE` (KB, MB, GB; uncompressed): past it events are dropped,\nthe file says where it was cut and a warning goes to stderr")
 	return fs
 }
 
@@ -100,6 +111,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if f.runs > 1 && f.trace != "" {
 		return usagef("--trace needs a single run (got --runs %d)", f.runs)
+	}
+	if err := f.traceOptions(); err != nil {
+		return err
 	}
 	cfg, err := f.config()
 	if err != nil {
@@ -159,9 +173,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return dst.finish(f.force)
 	}
 
-	var chrome *trace.Chrome
+	var chrome trace.Writer
 	if f.trace != "" {
-		chrome = trace.Attach(sim, tr)
+		chrome, err = trace.Open(sim, tr, f.tformat, f.topt)
+		if err != nil {
+			return usagef("--trace %s: %v", f.trace, err)
+		}
 	}
 	start := time.Now()
 	stopped := scenario.AdvanceContext(ctx, sim, cfg.Duration)
@@ -176,6 +193,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		if err := tr.commit(f.force); err != nil {
 			return err
+		}
+		st := chrome.Stats()
+		if st.CutAt >= 0 {
+			fmt.Fprintf(stderr, "schedsim: warning: --trace %s was cut at %.6g s simulated by the %s cap (%d events kept, %d dropped); trace less with --trace-window START..END or --trace-cpus LIST, or raise --trace-max\n",
+				f.trace, float64(st.CutAt)/1e9, f.traceMax, st.Events, st.Dropped)
 		}
 	}
 	res := scenario.Summarize(&cfg, sim, wall)
