@@ -76,7 +76,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.BoolVar(&f.debug, "debug", false, "check engine invariants after every event (slow)")
 	fs.StringVar(&f.trace, "trace", "", "write a trace of the run to `FILE` (single run only); the format follows the name:\n.json (Chrome/Perfetto JSON), .json.gz (the same, gzip), .ftrace.txt (ftrace text)")
 	fs.StringVar(&f.traceFormat, "trace-format", "", "trace `FORMAT` regardless of the name: json, json.gz or ftrace")
-	fs.StringVar(&f.traceWindow, "trace-window", "", "trace only simulated time `START..END`, e.g. 1s..1.1s or 500ms.. (to the end)")
+	fs.StringVar(&f.traceWindow, "trace-window", "", "trace only the simulated `WINDOW` START..END, e.g. 1s..1.1s, or 500ms.. (to the end)")
 	fs.StringVar(&f.traceCPUs, "trace-cpus", "", "trace only the CPUs in `LIST`, e.g. 0-7,44-51")
 	fs.StringVar(&f.traceMax, "trace-max", "256MB", "cap the trace at `SIZE` (KB, MB, GB; uncompressed): past it events are dropped,\nthe file says where it was cut and a warning goes to stderr")
 	return fs
@@ -181,7 +181,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	start := time.Now()
-	stopped := scenario.AdvanceContext(ctx, sim, cfg.Duration)
+	stopped := advanceWithProgress(ctx, sim, cfg.Duration, stderr)
 	wall := time.Since(start).Seconds()
 	if chrome != nil {
 		closeTrace := chrome.Close
@@ -251,6 +251,40 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			*at, float64(cfg.Duration)/float64(engine.Second), where)}
 	}
 	return nil
+}
+
+// advanceWithProgress runs sim to t; on a terminal it shows, on stderr,
+// the simulated time reached and an ETA, rewritten in place every half
+// second of a run longer than a second.
+func advanceWithProgress(ctx context.Context, sim *engine.Sim, t int64, stderr io.Writer) bool {
+	if !isTerminal(stderr) {
+		return scenario.AdvanceContext(ctx, sim, t)
+	}
+	start, shown := time.Now(), false
+	step := max(t/200, 1)
+	for now := int64(0); now < t; {
+		now = min(now+step, t)
+		if scenario.AdvanceContext(ctx, sim, now) {
+			if shown {
+				fmt.Fprint(stderr, "\033[K\r")
+			}
+			return true
+		}
+		if sim.AllFinished() {
+			break
+		}
+		if el := time.Since(start); el > time.Second && (!shown || el%(500*time.Millisecond) < 50*time.Millisecond) {
+			frac := float64(now) / float64(t)
+			eta := time.Duration(float64(el) / frac * (1 - frac)).Round(time.Second)
+			fmt.Fprintf(stderr, "run: %.3g of %.3g s simulated (%.0f%%), %s elapsed, ETA %s\033[K\r",
+				float64(now)/1e9, float64(t)/1e9, 100*frac, el.Round(time.Second), eta)
+			shown = true
+		}
+	}
+	if shown {
+		fmt.Fprint(stderr, "\033[K\r")
+	}
+	return false
 }
 
 // benchStreams sends a bench format's stdout lines to dst (stdout or the
@@ -328,9 +362,6 @@ func (f *runFlags) config() (scenario.Config, error) {
 	if f.runs < 1 || f.runs > scenario.MaxRuns {
 		return cfg, usagef("--runs %d out of range (allowed: 1..%d)", f.runs, scenario.MaxRuns)
 	}
-	if len(f.workloads) == 0 {
-		return cfg, usagef("no --workload given: the machine would only sit idle (add e.g. --workload schbench:m=2,t=22; list the kinds with: schedsim workloads)")
-	}
 	if len(f.workloads) > scenario.MaxWorkloads {
 		return cfg, usagef("--workload given %d times (limit %d)", len(f.workloads), scenario.MaxWorkloads)
 	}
@@ -402,6 +433,9 @@ func (f *runFlags) config() (scenario.Config, error) {
 		if err := workload.Check(f.expandedSpec(w), tp.NCPU); err != nil {
 			return cfg, workloadError(w, err)
 		}
+	}
+	if len(f.workloads) == 0 {
+		return cfg, usagef("no --workload given: the machine would only sit idle (add e.g. --workload schbench:m=2,t=22; list the kinds with: schedsim workloads)")
 	}
 	// Everything was checked above; this catches a check added to
 	// scenario later.

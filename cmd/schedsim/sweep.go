@@ -59,10 +59,10 @@ func sweepFlagSet(f *sweepFlags) *flag.FlagSet {
 	fs := newFlagSet("sweep")
 	f.addCommon(fs)
 	f.durationVar(fs, "simulated `TIME` per run, e.g. 500ms or 2s (at most 1h)")
-	fs.Var(&f.varies, "vary", "`NAME=a,b,...`: a knob (SIS_CORE=true,false) or a workload key (workload.t=8,16 for the\nfirst --workload, workload2.KEY for the second); repeatable, the runs are the cartesian product")
+	fs.Var(&f.varies, "vary", "`VARY` NAME=a,b,...: a knob (SIS_CORE=true,false) or a workload key (workload.t=8,16 for the\nfirst --workload, workload2.KEY for the second); repeatable, the runs are the cartesian product")
 	fs.IntVar(&f.seeds, "seeds", 5, "`N` seeds per point: SEED..SEED+N-1")
 	fs.IntVar(&f.parallel, "parallel", 0, "`P` runs at once (default: the number of CPUs)")
-	fs.StringVar(&f.shard, "shard", "1/1", "run only shard `I/N` of the runs (run k belongs to shard k mod N + 1): N machines,\neach with its I, together run the sweep once")
+	fs.StringVar(&f.shard, "shard", "1/1", "run only `SHARD` I/N of the runs (run k belongs to shard k mod N + 1): N machines,\neach with its I, together run the sweep once")
 	return fs
 }
 

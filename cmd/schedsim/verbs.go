@@ -2,11 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	json "github.com/goccy/go-json"
 
 	"schedplay/engine/knob"
 	"schedplay/engine/workload"
@@ -26,7 +29,7 @@ func cmdPresets(args []string, w io.Writer) error {
 
 func knobsFlagSet(format *string) *flag.FlagSet {
 	fs := newFlagSet("knobs")
-	fs.StringVar(format, "format", "text", "output `FORMAT`: text, or markdown (the README's knob table)")
+	fs.StringVar(format, "format", "text", "output `FORMAT`: text (fits 100 columns), json (for tools), or markdown (the README's knob table)")
 	return fs
 }
 
@@ -39,16 +42,51 @@ func cmdKnobs(args []string, w io.Writer) error {
 	case "markdown":
 		_, err := fmt.Fprint(w, knobMarkdown())
 		return err
+	case "json":
+		type row struct {
+			Name    string `json:"name"`
+			Type    string `json:"type"`
+			Group   string `json:"group"`
+			Default string `json:"default"`
+			Range   string `json:"range"`
+			Doc     string `json:"doc"`
+		}
+		var rows []row
+		for _, d := range knob.Table() {
+			rows = append(rows, row{d.Name, fmt.Sprint(d.Kind), fmt.Sprint(d.Group), d.Format(d.Default), d.Allowed(), d.Doc})
+		}
+		b, err := json.MarshalIndent(rows, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
 	case "text":
 	default:
-		return usagef("--format %q not allowed (allowed: text, markdown)", format)
+		return usagef("--format %q not allowed (allowed: text, json, markdown)", format)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTYPE\tGROUP\tDEFAULT\tRANGE\tDOC")
+	// One line per knob (name, type, group, default, range), its doc
+	// wrapped below it: every line fits 100 columns.
+	bw := bufio.NewWriter(w)
+	var head bytes.Buffer
+	tw := tabwriter.NewWriter(&head, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTYPE\tGROUP\tDEFAULT\tRANGE")
 	for _, d := range knob.Table() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Kind, d.Group, d.Format(d.Default), d.Allowed(), d.Doc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Name, d.Kind, d.Group, d.Format(d.Default), d.Allowed())
 	}
-	return tw.Flush()
+	tw.Flush()
+	lines := strings.Split(strings.TrimSuffix(head.String(), "\n"), "\n")
+	fmt.Fprintln(bw, strings.TrimRight(lines[0], " "))
+	for i, d := range knob.Table() {
+		l := strings.TrimRight(lines[i+1], " ")
+		if len([]rune(l)) > 100 {
+			l = wrap(l, "", 99)
+			l = strings.TrimSuffix(l, "\n")
+		}
+		fmt.Fprintln(bw, l)
+		fmt.Fprint(bw, wrap(d.Doc, "    ", 99))
+	}
+	return bw.Flush()
 }
 
 // knobMarkdown renders the knob table for the README.
