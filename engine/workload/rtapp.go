@@ -524,6 +524,23 @@ func namedSuspends(app *RTApp, threads map[string]*RTAppTask) map[string]bool {
 	return named
 }
 
+// lastWins folds repeated keys as json-c (rt-app's parser) does: a key
+// given twice keeps its first place and takes its last value (rt-app's
+// doc/examples/spreading-tasks.json defines phase "heavy1" twice).
+func lastWins(fields []jField) []jField {
+	at := map[string]int{}
+	var out []jField
+	for _, f := range fields {
+		if i, ok := at[f.key]; ok {
+			out[i].val = f.val
+			continue
+		}
+		at[f.key] = len(out)
+		out = append(out, f)
+	}
+	return out
+}
+
 // checkPolicy accepts only SCHED_OTHER.
 func checkPolicy(n *jNode) error {
 	if n.kind != jString {
@@ -644,7 +661,7 @@ func parseTask(name string, line int, n *jNode) (RTAppTask, error) {
 			return t, p.errf(phases.line, "phases: empty")
 		}
 		seen := map[string]bool{}
-		for _, pf := range phases.fields {
+		for _, pf := range lastWins(phases.fields) {
 			if seen[pf.key] {
 				return t, place{task: name, phase: pf.key}.errf(pf.line, "phase defined twice")
 			}
