@@ -136,7 +136,7 @@ func init() {
 		Name: "rtapp",
 		Doc:  "an rt-app JSON workload (SCHED_OTHER subset: run/runtime/sleep/timer, resume/suspend, signal/broad/wait/sync, barrier, lock/unlock); build the spec with RTAppSpec",
 		Keys: []Key{
-			{Name: "b64", Type: TextKey, Default: "", Doc: "the rt-app JSON file, base64url-encoded (required)"},
+			{Name: "b64", Type: TextKey, Default: "", Doc: "the rt-app JSON file, base64url-encoded (required; on the command line file= fills it)"},
 		},
 		build: buildRTApp,
 		check: func(b *Builder) error {
