@@ -26,7 +26,8 @@ unit:
 ## build outputs, not committed).
 wasm:
 	cp "$(GOROOT)/lib/wasm/wasm_exec.js" static/wasm_exec.js
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -o static/schedplay.wasm ./wasm
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o static/schedplay.wasm ./wasm
+	$(GO) run ./serve/precompress static
 
 # The page in headless Chromium, served by the real server code: the wasm
 # starts and draws, the panel drives it, share links reproduce the native

@@ -67,7 +67,7 @@ const minGzipBytes = 512
 // compiles ('wasm-unsafe-eval'), the canvas ebiten appends (styled through
 // the CSSOM, which style-src does not restrict) and a data: favicon; the
 // results download is a blob: navigation, which the policy does not cover.
-const ContentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; " +
+const ContentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; " +
 	"style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
