@@ -339,6 +339,7 @@
     sync();
     syncTimer = setInterval(sync, SYNC_MS);
     $("status").textContent = "";
+    loadTimes.panel = performance.now();
   }
 
   function buildSpeed() {

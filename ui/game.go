@@ -50,10 +50,10 @@ const (
 
 // Game is the ebiten game of the playground.
 type Game struct {
-	app  Source
+	app       Source
 	shownLast target // the CPU last passed to Show
-	opts Options
-	p    *painter
+	opts      Options
+	p         *painter
 
 	// Canvas size (CSS pixels) from Layout, and the layout built for it.
 	w, h          int

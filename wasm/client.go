@@ -5,7 +5,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"syscall/js"
@@ -189,11 +188,14 @@ func (c *client) snap(b []byte) {
 	if len(c.views) == 2 {
 		me := c.views[s.Arm].Snap
 		other := 1 - s.Arm
-		lead := 2 * float64(engine.Millisecond)
+		// The lead is a second of the reference arm's own pace (at
+		// least 20 ms simulated): the arm ahead waits only for an arm
+		// that is truly slower, never for the page's messages.
+		lead := 20 * float64(engine.Millisecond)
 		if sp := c.state.Speed; sp > 0 {
-			lead = max(lead, sp*float64(200*time.Millisecond))
+			lead = max(lead, sp*float64(time.Second))
 		} else {
-			lead = max(lead, me.SimRate*float64(200*time.Millisecond))
+			lead = max(lead, me.SimRate*float64(time.Second))
 		}
 		c.ctl(other, float64(me.Totals.Now)+lead)
 	}
@@ -211,7 +213,7 @@ func (c *client) ctlAll() {
 	for i := range c.views {
 		lim := -1.0
 		if len(c.views) == 2 && c.views[1-i].Have {
-			lim = float64(c.views[1-i].Snap.Totals.Now) + 2*float64(engine.Millisecond)
+			lim = float64(c.views[1-i].Snap.Totals.Now) + 20*float64(engine.Millisecond)
 		}
 		c.ctl(i, lim)
 	}
@@ -559,11 +561,6 @@ func (c *client) ask(msg map[string]any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	keys := make([]string, 0, len(out))
-	for k := range out {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	b, e := json.MarshalIndent(out, "", "  ")
 	return string(b), e
 }

@@ -64,6 +64,9 @@ func main() {
 		return
 	}
 	taskStart = time.Now()
+	if t := js.Global().Get("schedplayLoad"); t.Truthy() {
+		t.Set("goMain", js.Global().Get("performance").Call("now"))
+	}
 	app = newClient()
 	if q, err := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?")); err == nil {
 		debug = q.Get("debug") == "1"
@@ -73,6 +76,9 @@ func main() {
 	guarded("reading the link", func() { applyFragment(js.Global().Get("location").Get("hash").String()) })
 	game = ui.New(app, ui.Options{OnFirstDraw: func() {
 		js.Global().Set("simReady", true)
+		if t := js.Global().Get("schedplayLoad"); t.Truthy() {
+			t.Set("firstFrame", js.Global().Get("performance").Call("now"))
+		}
 	}})
 	installAPI()
 	js.Global().Call("addEventListener", "hashchange", js.FuncOf(func(js.Value, []js.Value) any {
