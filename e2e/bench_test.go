@@ -42,7 +42,7 @@ func TestPageBenchmark(t *testing.T) {
 			files[r.name.split("/").pop()] = r.transferSize;
 		}
 		return {Compiled: l.compiled || 0, Instantiated: l.instantiated || 0, GoMain: l.goMain || 0,
-			FirstFrame: l.firstFrame || 0, Panel: l.panel || 0, Wire: wire, Raw: raw, Files: files};
+			FirstFrame: l.firstMap || 0, Panel: l.panel || 0, Wire: wire, Raw: raw, Files: files};
 	})()`)
 	record("load: wasm compiled %.0f ms, instantiated %.0f ms, Go main %.0f ms, first frame with the map (time to first frame) %.0f ms, panel built %.0f ms: time to interactive %.0f ms",
 		lt.Compiled, lt.Instantiated, lt.GoMain, lt.FirstFrame, lt.Panel, max(lt.FirstFrame, lt.Panel))

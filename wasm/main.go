@@ -75,9 +75,9 @@ func main() {
 	// back to the defaults with a message.
 	guarded("reading the link", func() { applyFragment(js.Global().Get("location").Get("hash").String()) })
 	game = ui.New(app, ui.Options{OnFirstDraw: func() {
-		js.Global().Set("simReady", true)
+		setReady()
 		if t := js.Global().Get("schedplayLoad"); t.Truthy() {
-			t.Set("firstFrame", js.Global().Get("performance").Call("now"))
+			t.Set("firstMap", js.Global().Get("performance").Call("now"))
 		}
 	}})
 	installAPI()
@@ -217,6 +217,29 @@ func (s *safeGame) Draw(screen *ebiten.Image) {
 		screen.Fill(plain)
 	}
 	stats.frame(s.updDur + time.Since(start))
+	// A big machine takes seconds to build: the page is ready (the
+	// canvas draws, the panel answers, the strip shows the build) before
+	// its map can show.
+	if !readyDone {
+		if p, ok := app.Building(); ok && p.CPUs > quickValidateCPUs {
+			setReady()
+		}
+	}
+}
+
+// readyDone: window.simReady is set.
+var readyDone bool
+
+// setReady sets window.simReady: the page draws and answers.
+func setReady() {
+	if readyDone {
+		return
+	}
+	readyDone = true
+	js.Global().Set("simReady", true)
+	if t := js.Global().Get("schedplayLoad"); t.Truthy() {
+		t.Set("firstFrame", js.Global().Get("performance").Call("now"))
+	}
 }
 
 // frameStats is the page's own frame-time record (window.sim.frameStats):
