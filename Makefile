@@ -5,13 +5,13 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # serve: where the dev server listens (make serve ADDR=0.0.0.0:9000).
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: test vet unit wasm wasm-test e2e reproduce-quick bench bench-wasm serve reproduce fuzz fuzz-short
+.PHONY: test vet unit wasm wasm-build wasm-test e2e reproduce-quick bench bench-wasm serve reproduce fuzz fuzz-short
 
 ## test: everything CI runs (vet, unit tests, the browser build, the
 ## engine's tests compiled to WebAssembly and run under Node, the browser
 ## end-to-end test in headless Chromium, the validation targets at reduced
 ## size).
-test: vet unit wasm wasm-test e2e reproduce-quick fuzz-short
+test: vet unit wasm-build wasm-test e2e reproduce-quick fuzz-short
 
 vet:
 	test -z "$$(gofmt -l .)" || (gofmt -l . && echo "gofmt needed" && false)
@@ -22,11 +22,20 @@ vet:
 unit:
 	$(GO) test $$($(GO) list ./... | grep -v '^schedplay/e2e$$')
 
-## wasm: the browser build (static/schedplay.wasm and wasm_exec.js are
-## build outputs, not committed).
-wasm:
+## wasm: the browser build, then its precompressed forms: brotli
+## (quality 11) and gzip -9 beside each asset (static/*.br, *.gz), which
+## the server sends by Accept-Encoding. static/schedplay.wasm,
+## wasm_exec.js and the compressed files are build outputs, not
+## committed. Brotli 11 takes a minute or two here; it is skipped when the
+## wasm's bytes did not change.
+wasm: wasm-build
+	$(GO) run ./serve/precompress static
+
+## wasm-build: the browser build alone (make test uses it; the server
+## compresses on the fly without the precompressed files).
+wasm-build:
 	cp "$(GOROOT)/lib/wasm/wasm_exec.js" static/wasm_exec.js
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -o static/schedplay.wasm ./wasm
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o static/schedplay.wasm ./wasm
 
 # The page in headless Chromium, served by the real server code: the wasm
 # starts and draws, the panel drives it, share links reproduce the native

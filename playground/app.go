@@ -516,3 +516,10 @@ func (a *App) RunningLink() string {
 	defer a.mu.Unlock()
 	return a.state.Encode()
 }
+
+// Clone returns a deep copy of st.
+func (st State) Clone() State { return st.clone() }
+
+// CheckCheap is what a build checks first (workloads, speed), without
+// laying out the machine.
+func CheckCheap(st *State) error { return checkCheap(st) }

@@ -123,13 +123,14 @@ type buildJob struct {
 	slice    time.Duration // BuildSlice, or less in tests
 	canceled atomic.Bool
 	started  time.Time
+	only     int // build only this arm (-1: all)
 
 	mu   sync.Mutex
 	prog BuildProgress
 }
 
 func newBuildJob(st State) *buildJob {
-	j := &buildJob{st: st.clone(), slice: BuildSlice, started: time.Now()}
+	j := &buildJob{st: st.clone(), slice: BuildSlice, started: time.Now(), only: -1}
 	j.prog.Link = j.st.Encode()
 	j.prog.Machine = j.st.Preset
 	return j
@@ -298,6 +299,9 @@ func (j *buildJob) run(since time.Time, onStart func(), pause PauseFunc) (arms [
 	}
 	armTasks := 0
 	for i, cfg := range cfgs {
+		if j.only >= 0 && i != j.only {
+			continue
+		}
 		label := string(rune('A' + i))
 		j.update(func(p *BuildProgress) {
 			p.Phase, p.Arm, p.Tasks, p.Workload = "engine", label, 0, ""
@@ -345,4 +349,48 @@ func (j *buildJob) run(since time.Time, onStart func(), pause PauseFunc) (arms [
 		arms = append(arms, &Arm{Label: label, Config: cfg, Sim: sim})
 	}
 	return arms, nil
+}
+
+// BuildArm builds arm (0: A, 1: B) of st a slice at a time, as a
+// background build of App does, for an engine worker that runs one arm:
+// pause is called between slices, progress (if set) with the progress at
+// each pause, and canceled is read at every task. A panic is returned as a
+// *PanicError.
+func BuildArm(st State, arm int, onStart func(), pause PauseFunc, progress func(BuildProgress), canceled *atomic.Bool) (*Arm, error) {
+	j := newBuildJob(st)
+	j.only = arm
+	if n := len(st.armsWanted()); arm < 0 || arm >= n {
+		return nil, fmt.Errorf("arm %d: the state has %d", arm, n)
+	}
+	p := func(d time.Duration, step bool) {
+		if canceled != nil && canceled.Load() {
+			j.canceled.Store(true)
+		}
+		if progress != nil {
+			progress(j.progress())
+		}
+		pause(d, step)
+		if canceled != nil && canceled.Load() {
+			j.canceled.Store(true)
+		}
+	}
+	arms, err := j.run(time.Now(), onStart, p)
+	if err != nil {
+		return nil, err
+	}
+	if len(arms) != 1 {
+		return nil, fmt.Errorf("arm %d: built %d arms", arm, len(arms))
+	}
+	return arms[0], nil
+}
+
+// IsCanceled reports whether err is a build's cancellation.
+func IsCanceled(err error) bool { return errors.Is(err, errCanceled) }
+
+// armsWanted lists the arm labels st runs.
+func (st *State) armsWanted() []string {
+	if st.AB {
+		return []string{"A", "B"}
+	}
+	return []string{"A"}
 }

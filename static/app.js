@@ -38,6 +38,9 @@
   // Loading: what the page is waiting for, so that it never just says
   // "Loading" — after a few seconds without a first frame it says what.
   const bootStart = Date.now();
+  // loadTimes (window.schedplayLoad) are performance.now() stamps of the
+  // load: the module compiled, instantiated; the Go side adds its own.
+  const loadTimes = (window.schedplayLoad = {});
   let bootPhase = "download"; // download, compile, start, run
   let wasmBytes = 0;          // downloaded so far
   let stateFailure = "";      // why the last sim.state() gave nothing
@@ -200,6 +203,7 @@
       fatal(`the WebAssembly module failed to load: could not load ${WASM_URL}: ${(e && e.message) || e}`);
       return;
     }
+    loadTimes.instantiated = performance.now();
     bootPhase = "start";
     $("loading-text").textContent = "Starting the simulator…";
     let running;
@@ -216,17 +220,28 @@
     waitForSim(Date.now());
   }
 
-  // instantiate streams the wasm when the server sends application/wasm and
-  // falls back to an ArrayBuffer when the MIME check (or streaming) fails.
+  // instantiate compiles the wasm while it streams in when the server sends
+  // application/wasm, and falls back to an ArrayBuffer when the MIME check
+  // (or streaming) fails.
+  // The module is compiled once (streamed while it downloads) and kept in
+  // window.schedplayModule: the engine workers instantiate the same
+  // compiled module (static/worker.js) without fetching it again.
   async function instantiate(go) {
-    if (WebAssembly.instantiateStreaming) {
+    const module = await compile();
+    window.schedplayModule = module;
+    loadTimes.compiled = performance.now();
+    bootPhase = "compile";
+    return await WebAssembly.instantiate(module, go.importObject);
+  }
+
+  async function compile() {
+    if (WebAssembly.compileStreaming) {
       const resp = await fetch(WASM_URL);
       if (!resp.ok) throw new Error(await httpError(resp));
       try {
-        const r = await WebAssembly.instantiateStreaming(counted(resp), go.importObject);
-        return r.instance;
+        return await WebAssembly.compileStreaming(counted(resp));
       } catch (e) {
-        console.warn(`instantiateStreaming failed (${e && e.message}); retrying with an ArrayBuffer`);
+        console.warn(`compileStreaming failed (${e && e.message}); retrying with an ArrayBuffer`);
       }
     }
     bootPhase = "download";
@@ -235,8 +250,7 @@
     if (!resp.ok) throw new Error(await httpError(resp));
     const buf = await counted(resp).arrayBuffer();
     bootPhase = "compile";
-    const r = await WebAssembly.instantiate(buf, go.importObject);
-    return r.instance;
+    return await WebAssembly.compile(buf);
   }
 
   // counted passes a response through, counting its bytes for the loading
@@ -325,6 +339,7 @@
     sync();
     syncTimer = setInterval(sync, SYNC_MS);
     $("status").textContent = "";
+    loadTimes.panel = performance.now();
   }
 
   function buildSpeed() {

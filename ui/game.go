@@ -14,17 +14,32 @@ import (
 	"schedplay/playground"
 )
 
+// Source is where the canvas gets the simulation from: the page's
+// client of the engine workers. Views are read under Lock.
+type Source interface {
+	Lock()
+	Unlock()
+	Generation() int
+	Views() []*playground.ArmView
+	Paused() bool
+	Finished() bool
+	AchievedSpeed() float64
+	Speed() float64
+	SetPaused(bool)
+	StepWakeup()
+	// Show names the CPU the info box describes (arm, cpu; -1: none).
+	Show(arm, cpu int)
+}
+
 // Options configure the canvas.
 type Options struct {
-	// OnFirstDraw runs once, after the first frame has been drawn.
+	// OnFirstDraw runs once, after the first frame that shows the
+	// simulation (its first snapshot) has been drawn.
 	OnFirstDraw func()
 }
 
 // Frame timing.
 const (
-	// simBudget is the wall time one frame may spend simulating, so the
-	// tab stays responsive at any speed.
-	simBudget = 8 * time.Millisecond
 	// maxFrame caps the frame interval handed to the simulation (after a
 	// hidden tab or a stall the clock does not try to catch up).
 	maxFrame = 250 * time.Millisecond
@@ -35,9 +50,10 @@ const (
 
 // Game is the ebiten game of the playground.
 type Game struct {
-	app  *playground.App
-	opts Options
-	p    *painter
+	app       Source
+	shownLast target // the CPU last passed to Show
+	opts      Options
+	p         *painter
 
 	// Canvas size (CSS pixels) from Layout, and the layout built for it.
 	w, h          int
@@ -80,11 +96,11 @@ type target struct{ arm, cpu int }
 
 // New returns the canvas for app. It sets ebiten to one Update per drawn
 // frame, since each Update advances the simulation by the real interval.
-func New(app *playground.App, opts Options) *Game {
+func New(app Source, opts Options) *Game {
 	ebiten.SetTPS(ebiten.SyncWithFPS)
 	g := &Game{
 		app: app, opts: opts, p: newPainter(),
-		hover: target{-1, -1}, pin: target{-1, -1},
+		hover: target{-1, -1}, pin: target{-1, -1}, shownLast: target{-2, -2},
 		header:  make([]byte, 0, 256),
 		scratch: make([]byte, 0, 64),
 	}
@@ -117,7 +133,6 @@ func (g *Game) Update() error {
 	g.dt = frame.Seconds()
 
 	stepped := g.keys()
-	g.app.Advance(frame, simBudget)
 	g.paused, g.finished = g.app.Paused(), g.app.Finished()
 	slow := start.Sub(g.lastSlow) >= slowEvery
 	if slow {
@@ -146,7 +161,10 @@ func (g *Game) Update() error {
 func (g *Game) read(stepped, slow bool) bool {
 	g.app.Lock()
 	defer g.app.Unlock()
-	arms := g.app.Arms()
+	arms := g.app.Views()
+	if len(arms) == 0 || !arms[0].Have {
+		return slow
+	}
 	if !g.haveGen || g.app.Generation() != g.gen {
 		g.rebuild(arms)
 		slow = true
@@ -160,6 +178,12 @@ func (g *Game) read(stepped, slow bool) bool {
 		g.refreshHistograms(arms)
 	}
 	g.mouse()
+	if sh := g.shown(); sh != g.shownLast {
+		g.shownLast = sh
+		g.app.Unlock()
+		g.app.Show(sh.arm, sh.cpu)
+		g.app.Lock()
+	}
 	g.info.build(g, arms)
 	return slow
 }
@@ -237,7 +261,8 @@ func (g *Game) Draw(screen *ebiten.Image) {
 		g.drawInfo()
 	}
 	p.flush()
-	if !g.firstDrawDone {
+	// The page is ready once a frame shows the map (the first snapshot).
+	if !g.firstDrawDone && g.page != nil && g.topo != nil {
 		g.firstDrawDone = true
 		if g.opts.OnFirstDraw != nil {
 			g.opts.OnFirstDraw()

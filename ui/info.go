@@ -43,13 +43,13 @@ func (b *infoBox) line() *[]byte {
 }
 
 // build fills the box for the shown CPU (called under the App's lock).
-func (b *infoBox) build(g *Game, arms []*playground.Arm) {
+func (b *infoBox) build(g *Game, arms []*playground.ArmView) {
 	b.n, b.width = 0, 0
 	t := g.shown()
 	if t.cpu < 0 || t.arm >= g.narms || t.arm >= len(arms) || t.cpu >= len(g.arms[t.arm].views) {
 		return
 	}
-	a, s, tp := g.arms[t.arm], arms[t.arm].Sim, g.topo
+	a, s, tp := g.arms[t.arm], &arms[t.arm].Snap, g.topo
 	v := &a.views[t.cpu]
 
 	l := b.line()
@@ -108,7 +108,9 @@ func (b *infoBox) build(g *Game, arms []*playground.Arm) {
 		*l = append(*l, "clear"...)
 	}
 
-	d, probes, ok := s.LastDecisionOn(t.cpu, b.probes)
+	ok := s.InfoOK && s.InfoCPU == t.cpu
+	d := s.Info
+	probes := append(b.probes[:0], d.Probes...)
 	b.probes = probes
 	l = b.line()
 	if !ok {

@@ -3,10 +3,10 @@
 package ui
 
 import (
-	"schedplay/engine/histo"
 	"strings"
 
 	"schedplay/engine"
+	"schedplay/engine/histo"
 	"schedplay/playground"
 )
 
@@ -57,25 +57,25 @@ func newArmState() *armState {
 // rebuild forgets everything about the previous simulations (the App
 // rebuilt them) and sizes the buffers for the new ones. Allocation is
 // fine here: it happens once per Apply.
-func (g *Game) rebuild(arms []*playground.Arm) {
+func (g *Game) rebuild(arms []*playground.ArmView) {
 	g.gen, g.haveGen = g.app.Generation(), true
 	g.narms = min(len(arms), len(g.arms))
-	g.topo = arms[0].Sim.Topology()
-	g.nhist = max(min(arms[0].Sim.NumWorkloads(), MaxHistPanels), 1)
+	g.topo = arms[0].Topo
+	g.nhist = max(min(len(arms[0].Snap.Hists), MaxHistPanels), 1)
 	g.hover, g.pin = target{-1, -1}, target{-1, -1}
 	g.sampled = false
 	for i := 0; i < g.narms; i++ {
-		a, s := g.arms[i], arms[i].Sim
+		a, s := g.arms[i], &arms[i].Snap
 		a.label = append(a.label[:0], arms[i].Label...)
 		if g.narms > 1 {
 			a.label = append(a.label, ": "...)
-			if len(arms[i].Config.Knobs) == 0 {
+			if len(arms[i].Knobs) == 0 {
 				a.label = append(a.label, "defaults"...)
 			} else {
-				a.label = append(a.label, strings.Join(arms[i].Config.Knobs, " ")...)
+				a.label = append(a.label, strings.Join(arms[i].Knobs, " ")...)
 			}
 		}
-		a.views = s.CPUViews(a.views)
+		a.views = append(a.views[:0], s.Views...)
 		if cap(a.hasIdle) < g.topo.NLLC {
 			a.hasIdle = make([]bool, g.topo.NLLC)
 		}
@@ -83,10 +83,10 @@ func (g *Game) rebuild(arms []*playground.Arm) {
 		a.decCount = 0
 		a.flashes.Reset()
 		a.series.Reset()
-		a.nw = s.NumWorkloads()
+		a.nw = len(s.Hists)
 		a.names = a.names[:0]
 		for w := 0; w < a.nw; w++ {
-			a.names = append(a.names, s.WorkloadName(w))
+			a.names = append(a.names, s.Hists[w].Name)
 		}
 		a.hist = [MaxHistPanels]histData{}
 	}
@@ -106,15 +106,16 @@ func (g *Game) relayout() {
 // new wakeup decisions. With freeze (paused or stepping), new decisions
 // replace the old flashes instead of joining them, so a step shows just
 // its own decision.
-func (g *Game) snapshot(arms []*playground.Arm, freeze bool) {
+func (g *Game) snapshot(arms []*playground.ArmView, freeze bool) {
 	for i := 0; i < g.narms; i++ {
-		a, s := g.arms[i], arms[i].Sim
-		a.views = s.CPUViews(a.views)
-		for l := range a.hasIdle {
-			a.hasIdle[l] = s.HasIdleCores(l)
+		a, s := g.arms[i], &arms[i].Snap
+		a.views = append(a.views[:0], s.Views...)
+		copy(a.hasIdle, s.HasIdle)
+		a.tot = s.Totals
+		for k := range arms[i].Decs {
+			a.addDec(&arms[i].Decs[k])
 		}
-		a.tot = s.Totals()
-		a.decCount = s.DecisionsSince(a.decCount, a.addDec)
+		arms[i].Decs = arms[i].Decs[:0]
 		if a.staging.n > 0 && freeze {
 			a.flashes.Reset()
 		}
@@ -127,7 +128,7 @@ func (g *Game) snapshot(arms []*playground.Arm, freeze bool) {
 // next sampling time. The interval follows the speed actually reached
 // (the set speed, unless the simulation cannot keep up or runs at max),
 // so the charts span a similar wall time however heavy the machine.
-func (g *Game) sample(arms []*playground.Arm) {
+func (g *Game) sample(arms []*playground.ArmView) {
 	sp := g.speed
 	if g.achieved > 0 && (sp == 0 || g.achieved < sp) {
 		sp = g.achieved
@@ -138,10 +139,10 @@ func (g *Game) sample(arms []*playground.Arm) {
 	}
 	g.lastSample, g.sampled = g.now, true
 	for i := 0; i < g.narms; i++ {
-		a, s := g.arms[i], arms[i].Sim
-		n := min(a.nw, MaxHistPanels)
+		a, s := g.arms[i], &arms[i].Snap
+		n := min(a.nw, MaxHistPanels, len(s.Ops))
 		for w := 0; w < n; w++ {
-			a.ops[w] = s.WorkloadOps(w)
+			a.ops[w] = s.Ops[w]
 		}
 		a.series.Sample(a.tot, a.ops[:n])
 	}
@@ -149,27 +150,25 @@ func (g *Game) sample(arms []*playground.Arm) {
 
 // refreshHistograms regroups the latency histograms (Bars allocates, so
 // this runs a few times a second).
-func (g *Game) refreshHistograms(arms []*playground.Arm) {
+func (g *Game) refreshHistograms(arms []*playground.ArmView) {
 	for w := 0; w < g.nhist; w++ {
 		maxUS := int64(0)
 		for i := 0; i < g.narms; i++ {
-			if w < g.arms[i].nw {
-				maxUS = max(maxUS, arms[i].Sim.WakeupHistogram(w).Percentile(100))
+			if w < g.arms[i].nw && w < len(arms[i].Snap.Hists) {
+				maxUS = max(maxUS, arms[i].Snap.Hists[w].Max)
 			}
 		}
 		axis := DecadeCeil(maxUS)
 		for i := 0; i < g.narms; i++ {
 			a := g.arms[i]
-			if w >= a.nw {
+			if w >= a.nw || w >= len(arms[i].Snap.Hists) {
 				continue
 			}
-			h := arms[i].Sim.WakeupHistogram(w)
+			h := &arms[i].Snap.Hists[w]
 			hd := &a.hist[w]
-			hd.count = h.Count()
-			for k, p := range pctValues {
-				hd.pct[k] = h.Percentile(p)
-			}
-			hd.bars = h.AppendBars(hd.bars)
+			hd.count = h.Count
+			hd.pct = h.Pct
+			hd.bars = append(hd.bars[:0], h.Bars...)
 			hd.bins.Fill(hd.bars, axis)
 		}
 	}

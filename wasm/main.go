@@ -25,6 +25,7 @@ import (
 	"image/color"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"syscall/js"
@@ -43,7 +44,7 @@ import (
 )
 
 var (
-	app      *playground.App
+	app      *client
 	game     *ui.Game
 	lastHash string
 	// debug (the page opened with ?debug=1) adds window.sim.debugPanic,
@@ -58,20 +59,15 @@ var (
 )
 
 func main() {
+	if js.Global().Get("schedplayRole").String() == "engine" {
+		runWorker()
+		return
+	}
 	taskStart = time.Now()
-	app = playground.New()
-	// A background build sleeps between its slices: the sleep hands the
-	// browser its event loop back (frames, input, the panel), since
-	// nothing else interrupts a Go computation in WebAssembly.
-	app.SetPause(func(slice time.Duration, step bool) {
-		stats.slice(slice, step)
-		time.Sleep(time.Millisecond)
-	})
-	app.SetBuildStart(func() {
-		if forced.take("build") {
-			panic("debugPanic: a forced panic while building the run")
-		}
-	})
+	if t := js.Global().Get("schedplayLoad"); t.Truthy() {
+		t.Set("goMain", js.Global().Get("performance").Call("now"))
+	}
+	app = newClient()
 	if q, err := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?")); err == nil {
 		debug = q.Get("debug") == "1"
 	}
@@ -79,7 +75,10 @@ func main() {
 	// back to the defaults with a message.
 	guarded("reading the link", func() { applyFragment(js.Global().Get("location").Get("hash").String()) })
 	game = ui.New(app, ui.Options{OnFirstDraw: func() {
-		js.Global().Set("simReady", true)
+		setReady()
+		if t := js.Global().Get("schedplayLoad"); t.Truthy() {
+			t.Set("firstMap", js.Global().Get("performance").Call("now"))
+		}
 	}})
 	installAPI()
 	js.Global().Call("addEventListener", "hashchange", js.FuncOf(func(js.Value, []js.Value) any {
@@ -184,9 +183,6 @@ func (s *safeGame) Update() error {
 					report(playground.Recovered("running the simulation", r), "", true)
 				}
 			}()
-			if forced.take("update") {
-				panic("debugPanic: a forced panic while running the simulation")
-			}
 			if err := s.g.Update(); err != nil {
 				panic(err)
 			}
@@ -221,6 +217,29 @@ func (s *safeGame) Draw(screen *ebiten.Image) {
 		screen.Fill(plain)
 	}
 	stats.frame(s.updDur + time.Since(start))
+	// A big machine takes seconds to build: the page is ready (the
+	// canvas draws, the panel answers, the strip shows the build) before
+	// its map can show.
+	if !readyDone {
+		if p, ok := app.Building(); ok && p.CPUs > quickValidateCPUs {
+			setReady()
+		}
+	}
+}
+
+// readyDone: window.simReady is set.
+var readyDone bool
+
+// setReady sets window.simReady: the page draws and answers.
+func setReady() {
+	if readyDone {
+		return
+	}
+	readyDone = true
+	js.Global().Set("simReady", true)
+	if t := js.Global().Get("schedplayLoad"); t.Truthy() {
+		t.Set("firstFrame", js.Global().Get("performance").Call("now"))
+	}
 }
 
 // frameStats is the page's own frame-time record (window.sim.frameStats):
@@ -240,7 +259,13 @@ type frameStats struct {
 	slices      int64
 	maxSlice    time.Duration
 	maxStep     time.Duration
+	// recent are the last frames' work times (a ring), for percentiles.
+	recent [frameRing]time.Duration
+	nrec   int
 }
+
+// frameRing is how many recent frames sim.perf() takes percentiles of.
+const frameRing = 512
 
 // slice records a slice of a background build.
 func (f *frameStats) slice(d time.Duration, step bool) {
@@ -267,6 +292,8 @@ func (f *frameStats) frame(work time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.frames++
+	f.recent[f.nrec%frameRing] = work
+	f.nrec++
 	f.lastWork = work
 	f.maxWork = max(f.maxWork, work)
 }
@@ -294,8 +321,26 @@ func (f *frameStats) view(reset bool) map[string]any {
 		f.maxGap, f.maxWork, f.maxCall, f.maxCallName = 0, 0, 0, ""
 		f.slices, f.maxSlice, f.maxStep = 0, 0, 0
 		f.last = time.Time{}
+		f.nrec = 0
 	}
 	return v
+}
+
+// percentiles are the p50, p99 and max of the recent frames' work
+// (Update+Draw) in ms; reset=true in view starts a new record.
+func (f *frameStats) percentiles() map[string]any {
+	f.mu.Lock()
+	n := min(f.nrec, frameRing)
+	d := append([]time.Duration(nil), f.recent[:n]...)
+	f.mu.Unlock()
+	slices.Sort(d)
+	ms := func(q float64) float64 {
+		if n == 0 {
+			return 0
+		}
+		return float64(d[min(n-1, int(q*float64(n)))].Microseconds()) / 1e3
+	}
+	return map[string]any{"n": n, "p50Ms": ms(0.5), "p99Ms": ms(0.99), "maxMs": ms(1)}
 }
 
 func (f *frameStats) count() int64 {
@@ -656,10 +701,21 @@ func installAPI() {
 			app.SetPaused(p)
 			return p
 		}),
-		"step": setter("step", func([]js.Value) any {
-			app.SetPaused(true)
-			app.StepWakeup()
+		// step() runs arm A to its next wakeup decision, step("event")
+		// one event; the other arm follows to the same time.
+		"step": setter("step", func(a []js.Value) any {
+			kind := "wakeup"
+			if arg(a, 0).Type() == js.TypeString && arg(a, 0).String() == "event" {
+				kind = "event"
+			}
+			app.Step(kind)
 			return result(nil)
+		}),
+		// perf() is the debug overlay's record: the main thread's frame
+		// times (p50, p99, max over the last frames), and per engine
+		// worker its simulated-time rate, events/s and start time.
+		"perf": fn("perf", func([]js.Value) any {
+			return toJS(map[string]any{"frame": stats.percentiles(), "workers": app.perf(), "achievedSpeed": finite(app.AchievedSpeed())})
 		}),
 		// reset restarts the running simulations (canceling a build).
 		"reset": setter("reset", func([]js.Value) any {
@@ -697,8 +753,8 @@ func installAPI() {
 		"link": fn("link", func([]js.Value) any { return "#" + app.Link() }),
 		"results": fn("results", func([]js.Value) any {
 			return promise("collecting the results", false, func() (string, error) {
-				b, err := app.Results()
-				return string(b), err
+				waitBuilt()
+				return app.Results()
 			})
 		}),
 		"runTo": fn("runTo", func(a []js.Value) any {
@@ -708,10 +764,7 @@ func installAPI() {
 					return "", fmt.Errorf("runTo: %v s out of range (allowed: (0, 3600])", secs)
 				}
 				waitBuilt()
-				app.SetPaused(true)
-				app.RunTo(int64(secs * float64(engine.Second)))
-				b, err := app.Results()
-				return string(b), err
+				return app.RunTo(int64(secs * float64(engine.Second)))
 			})
 		}),
 	}
@@ -722,7 +775,17 @@ func installAPI() {
 		api["debugPanic"] = fn("debugPanic", func(a []js.Value) any {
 			where := arg(a, 0).String()
 			switch where {
-			case "update", "draw", "build":
+			case "update":
+				app.Lock()
+				if len(app.workers) > 0 && app.workers[0] != nil {
+					app.workers[0].post(map[string]any{"t": "debugPanic", "where": "update"})
+				}
+				app.Unlock()
+			case "build":
+				app.Lock()
+				app.forceBuild = true
+				app.Unlock()
+			case "draw":
 				forced.set(where)
 			case "callback":
 				panic("debugPanic: a forced panic in a callback")
@@ -765,18 +828,20 @@ func stateView() playground.PageState {
 	}
 	app.Lock()
 	defer app.Unlock()
-	for _, arm := range app.Arms() {
-		s := arm.Sim
-		v.Machine, v.CPUs = s.Topology().Spec.Name, s.Topology().NCPU
-		v.SimTime = finite(float64(s.Now()) / float64(engine.Second))
-		tot := s.Totals()
+	for _, arm := range app.views {
+		sn := &arm.Snap
+		v.Machine, v.CPUs = arm.Topo.Spec.Name, arm.Topo.NCPU
+		if arm.Label == "A" {
+			v.SimTime = finite(float64(sn.Totals.Now) / float64(engine.Second))
+		}
+		tot := sn.Totals
 		av := playground.ArmState{Label: arm.Label, Wakeups: tot.Wakeups, Events: tot.Events}
 		if tot.SISCalls > 0 {
 			av.ProbesMean = finite(float64(tot.SISProbes) / float64(tot.SISCalls))
 		}
-		if s.NumWorkloads() > 0 {
-			h := s.WakeupHistogram(0)
-			av.Count, av.P50, av.P99, av.P999 = h.Count(), h.Percentile(50), h.Percentile(99), h.Percentile(99.9)
+		if len(sn.Hists) > 0 {
+			h := &sn.Hists[0]
+			av.Count, av.P50, av.P99, av.P999 = h.Count, h.Pct[0], h.Pct[1], h.Pct[2]
 		}
 		v.Arms = append(v.Arms, av)
 	}

@@ -67,7 +67,7 @@ const minGzipBytes = 512
 // compiles ('wasm-unsafe-eval'), the canvas ebiten appends (styled through
 // the CSSOM, which style-src does not restrict) and a data: favicon; the
 // results download is a blob: navigation, which the policy does not cover.
-const ContentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; " +
+const ContentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; " +
 	"style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
@@ -172,7 +172,21 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	if compressible(name, info.Size()) {
 		h.Add("Vary", "Accept-Encoding")
-		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		// Precompressed siblings (make wasm writes name.br and name.gz)
+		// first, brotli before gzip, when not older than the file.
+		ae := r.Header.Get("Accept-Encoding")
+		for _, pc := range precompressions {
+			if !accepts(ae, pc.coding) {
+				continue
+			}
+			if cf, ok := s.precompressed(name+pc.ext, info); ok {
+				defer cf.Close()
+				h.Set("Content-Encoding", pc.coding)
+				http.ServeContent(w, r, "", info.ModTime(), cf)
+				return
+			}
+		}
+		if acceptsGzip(ae) {
 			body, err := s.gzipped(name, f, info)
 			if err == nil {
 				h.Set("Content-Encoding", "gzip")
@@ -360,7 +374,29 @@ func compressible(name string, size int64) bool {
 
 // acceptsGzip parses Accept-Encoding ("gzip, deflate, br", "gzip;q=0",
 // "*;q=0.5") and reports whether gzip is acceptable.
-func acceptsGzip(header string) bool {
+// precompressions are the precompressed forms the server looks for,
+// best first.
+var precompressions = []struct{ coding, ext string }{{"br", ".br"}, {"gzip", ".gz"}}
+
+// precompressed opens name (a precompressed sibling of the file whose
+// info is orig) if it is a regular file at least as new as the original.
+func (s *Site) precompressed(name string, orig fs.FileInfo) (*os.File, bool) {
+	f, info, err := s.open(name)
+	if err != nil {
+		return nil, false
+	}
+	if !info.Mode().IsRegular() || info.ModTime().Before(orig.ModTime()) {
+		f.Close()
+		return nil, false
+	}
+	return f, true
+}
+
+func acceptsGzip(header string) bool { return accepts(header, "gzip") }
+
+// accepts reports whether an Accept-Encoding header accepts coding
+// ("gzip" also matches x-gzip), by its q-value or that of "*".
+func accepts(header, want string) bool {
 	gzipQ, starQ := -1.0, -1.0
 	for _, part := range strings.Split(header, ",") {
 		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
@@ -373,8 +409,12 @@ func acceptsGzip(header string) bool {
 				}
 			}
 		}
-		switch strings.ToLower(strings.TrimSpace(coding)) {
-		case "gzip", "x-gzip":
+		c := strings.ToLower(strings.TrimSpace(coding))
+		if c == "x-gzip" {
+			c = "gzip"
+		}
+		switch c {
+		case want:
 			gzipQ = q
 		case "*":
 			starQ = q

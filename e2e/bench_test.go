@@ -1,0 +1,137 @@
+//go:build !js
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPageBenchmark records the page's performance (issue 10): time to
+// first frame and to interactive, bytes on the wire, main-thread frame
+// time p50/p99 and the simulated-time rate per worker, for the Intel
+// schbench default and the Zen4 1024-pair preset, with and without A/B.
+// It logs the figures (and writes them to $SCHEDPLAY_BENCH_OUT when set);
+// it does not gate on them — timings on a shared 2-core machine are
+// noisy. What it asserts is the worker architecture: the main thread
+// keeps drawing while a 2048-CPU A/B build runs in the workers.
+func TestPageBenchmark(t *testing.T) {
+	requireChromium(t)
+	baseURL, _ := servePage(t)
+	b := newBrowser(t)
+	var out strings.Builder
+	record := func(format string, args ...any) {
+		line := fmt.Sprintf(format, args...)
+		t.Log(line)
+		out.WriteString(line + "\n")
+	}
+
+	// A first visit: a fresh tab, no cache.
+	p := openPage(t, b, baseURL+"/")
+	lt := eval[loadTimes](p, `(() => {
+		const l = window.schedplayLoad || {};
+		const nav = performance.getEntriesByType("navigation")[0];
+		let wire = nav ? nav.transferSize : 0, raw = nav ? nav.decodedBodySize : 0;
+		const files = {};
+		for (const r of performance.getEntriesByType("resource")) {
+			wire += r.transferSize; raw += r.decodedBodySize;
+			files[r.name.split("/").pop()] = r.transferSize;
+		}
+		return {Compiled: l.compiled || 0, Instantiated: l.instantiated || 0, GoMain: l.goMain || 0,
+			FirstFrame: l.firstMap || 0, Panel: l.panel || 0, Wire: wire, Raw: raw, Files: files};
+	})()`)
+	record("load: wasm compiled %.0f ms, instantiated %.0f ms, Go main %.0f ms, first frame with the map (time to first frame) %.0f ms, panel built %.0f ms: time to interactive %.0f ms",
+		lt.Compiled, lt.Instantiated, lt.GoMain, lt.FirstFrame, lt.Panel, max(lt.FirstFrame, lt.Panel))
+	record("load: %.2f MB on the wire (%.2f MB decoded) %v", float64(lt.Wire)/1e6, float64(lt.Raw)/1e6, lt.Files)
+
+	for _, tc := range []struct{ name, link string }{
+		{"intel schbench default", "#speed=max"},
+		{"intel schbench default, A/B", "#speed=max&ab=1&b.SIS_CORE=0"},
+		{"zen4 1024 pairs", "#preset=amd-zen4-2s-256c-512t&w=netperf:n=1024&speed=max"},
+		{"zen4 1024 pairs, A/B", "#preset=amd-zen4-2s-256c-512t&w=netperf:n=1024&speed=max&ab=1&b.SIS_CORE=0"},
+	} {
+		p.setHash(tc.link)
+		p.waitFor(tc.name+": built", `sim.state().building === null && sim.state().error === "" && sim.state().arms.length > 0 && sim.perf().workers.every(w => w.simTime > 0)`, 90*time.Second)
+		want := 1
+		if strings.Contains(tc.link, "ab=1") {
+			want = 2
+		}
+		time.Sleep(1500 * time.Millisecond) // the rate windows fill
+		eval[any](p, `sim.frameStats(true)`)
+		p0 := eval[perfView](p, `sim.perf()`)
+		time.Sleep(3 * time.Second)
+		p1 := eval[perfView](p, `sim.perf()`)
+		if len(p1.Workers) != want {
+			t.Errorf("%s: %d workers report, want %d", tc.name, len(p1.Workers), want)
+			continue
+		}
+		var rates []string
+		for i, w := range p1.Workers {
+			simRate := (w.SimTime - p0.Workers[i].SimTime) / 3
+			evRate := (w.Events - p0.Workers[i].Events) / 3
+			rates = append(rates, fmt.Sprintf("arm %s %.4g sim s/s, %.3g events/s (worker's own: %.4g, %.3g; started in %.0f ms)",
+				w.Arm, simRate, evRate, w.SimRate, w.EventsPerSec, w.WorkerReadyMs))
+		}
+		record("%s: frame p50 %.1f ms p99 %.1f ms max %.1f ms over %d frames; %s",
+			tc.name, p1.Frame.P50Ms, p1.Frame.P99Ms, p1.Frame.MaxMs, p1.Frame.N, strings.Join(rates, "; "))
+	}
+
+	// The worker architecture: a 2048-CPU A/B build runs in the workers
+	// while the main thread keeps drawing, its frames short.
+	link := hostileBuildLink(t)
+	p.setHash(link)
+	p.waitFor("the 2048-CPU build to start", `sim.state().building !== null`, 20*time.Second)
+	eval[any](p, `sim.frameStats(true)`)
+	f0 := p.state().Frames
+	time.Sleep(4 * time.Second)
+	st := p.state()
+	pv := eval[perfView](p, `sim.perf()`)
+	record("2048-CPU A/B build in the workers (%s): %d frames in 4 s, frame p50 %.1f ms p99 %.1f ms max %.1f ms",
+		st.BuildingText, st.Frames-f0, pv.Frame.P50Ms, pv.Frame.P99Ms, pv.Frame.MaxMs)
+	if st.Building == nil {
+		t.Log("the build finished within the window")
+	}
+	if st.Frames-f0 < 5 {
+		t.Errorf("the canvas stalled while the workers built: %d frames in 4 s", st.Frames-f0)
+	}
+	// Bounded, not the 16 ms target: SwiftShader on a loaded machine.
+	if pv.Frame.P99Ms > 100 {
+		t.Errorf("main-thread frame p99 %.1f ms while the workers build (want it bounded by 100 ms)", pv.Frame.P99Ms)
+	}
+	p.setHash("#seed=5")
+	p.waitFor("the default again", `sim.state().building === null && sim.state().cpus === 88`, 30*time.Second)
+	p.noFailures()
+
+	if f := os.Getenv("SCHEDPLAY_BENCH_OUT"); f != "" {
+		if err := os.WriteFile(filepath.Clean(f), []byte(out.String()), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+type loadTimes struct {
+	Compiled, Instantiated, GoMain, FirstFrame, Panel float64
+	Wire, Raw                                         int64
+	Files                                             map[string]int64
+}
+
+type perfView struct {
+	Frame struct {
+		N     int     `json:"n"`
+		P50Ms float64 `json:"p50Ms"`
+		P99Ms float64 `json:"p99Ms"`
+		MaxMs float64 `json:"maxMs"`
+	} `json:"frame"`
+	Workers []struct {
+		Arm           string  `json:"arm"`
+		SimRate       float64 `json:"simRate"`
+		EventsPerSec  float64 `json:"eventsPerSec"`
+		SimTime       float64 `json:"simTime"`
+		Events        float64 `json:"events"`
+		WorkerReadyMs float64 `json:"workerReadyMs"`
+	} `json:"workers"`
+}

@@ -1,0 +1,209 @@
+package playground
+
+import (
+	json "github.com/goccy/go-json"
+	"time"
+
+	"schedplay/engine"
+	"schedplay/scenario"
+)
+
+// A Runner advances one arm in an engine worker: at Speed × wall time, or
+// as fast as it can (Speed 0), never past Limit (the other arm's time
+// plus a lead, so the A/B arms stay side by side while each runs in its
+// own worker), until the finite workloads finish. It measures its own
+// simulated-time rate and events per second.
+type Runner struct {
+	Arm    *Arm
+	Seq    int64
+	Speed  float64
+	Paused bool
+	Limit  int64 // -1: none
+	Halted bool  // a panic stopped it
+
+	finished bool
+	goal     float64 // the simulated time real-time play aims for
+	last     time.Time
+	dec      int64 // DecisionsSince cursor
+	// The rate window.
+	winStart        time.Time
+	winNow, winEvts int64
+	simRate, evRate float64
+}
+
+// NewRunner runs arm, built for build seq.
+func NewRunner(arm *Arm, seq int64, speed float64, paused bool) *Runner {
+	r := &Runner{Arm: arm, Seq: seq, Speed: speed, Paused: paused, Limit: -1}
+	r.Resync()
+	return r
+}
+
+// Resync restarts real-time play from the current simulated time (after
+// a pause, a step, a change of speed).
+func (r *Runner) Resync() {
+	r.goal = float64(r.Arm.Sim.Now())
+	r.last = time.Time{}
+}
+
+// Finished reports whether every finite workload finished.
+func (r *Runner) Finished() bool { return r.finished }
+
+// Active reports whether Run would advance the simulation.
+func (r *Runner) Active() bool {
+	if r.Paused || r.finished || r.Halted {
+		return false
+	}
+	next := r.Arm.Sim.NextEventTime()
+	return next >= 0 && (r.Limit < 0 || next <= r.Limit)
+}
+
+// maxCatchUp bounds how far behind real time play may fall before it
+// gives up catching up (a heavy machine, a stall).
+const maxCatchUp = 250 * time.Millisecond
+
+// Run advances the simulation for at most budget of wall time; it
+// reports whether it did anything.
+func (r *Runner) Run(budget time.Duration) bool {
+	now := time.Now()
+	if r.winStart.IsZero() {
+		r.winStart = now
+		tot := r.Arm.Sim.Totals()
+		r.winNow, r.winEvts = tot.Now, tot.Events
+	}
+	if !r.Active() {
+		r.last = time.Time{}
+		r.window(now)
+		return false
+	}
+	sim := r.Arm.Sim
+	target := int64(-1)
+	if r.Speed > 0 {
+		dt := 16 * time.Millisecond
+		if !r.last.IsZero() {
+			dt = min(now.Sub(r.last), maxCatchUp)
+		}
+		r.last = now
+		r.goal = min(r.goal+r.Speed*float64(dt), float64(sim.Now())+r.Speed*float64(maxCatchUp))
+		target = int64(r.goal)
+	}
+	if r.Limit >= 0 && (target < 0 || target > r.Limit) {
+		target = r.Limit
+	}
+	deadline := now.Add(budget)
+	for {
+		stop := false
+		for i := 0; i < checkEvery; i++ {
+			next := sim.NextEventTime()
+			if next < 0 || (target >= 0 && next > target) {
+				stop = true
+				break
+			}
+			sim.Step()
+			if sim.AllFinished() {
+				r.finished = true
+				stop = true
+				break
+			}
+		}
+		if stop {
+			if !r.finished && target >= 0 && (r.Limit < 0 || target <= r.Limit) && sim.Now() < target {
+				sim.RunUntil(target)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	r.window(time.Now())
+	return true
+}
+
+// window updates the rate measurements every half second.
+func (r *Runner) window(now time.Time) {
+	if d := now.Sub(r.winStart); d >= 500*time.Millisecond {
+		tot := r.Arm.Sim.Totals()
+		r.simRate = float64(tot.Now-r.winNow) / float64(engine.Second) / d.Seconds()
+		r.evRate = float64(tot.Events-r.winEvts) / d.Seconds()
+		r.winStart, r.winNow, r.winEvts = now, tot.Now, tot.Events
+	}
+}
+
+// StepWakeup runs to the next wakeup decision (at most 10 simulated
+// seconds ahead).
+func (r *Runner) StepWakeup() {
+	if r.Halted {
+		return
+	}
+	sim := r.Arm.Sim
+	before := sim.Totals().Wakeups
+	limit := sim.Now() + 10*engine.Second
+	for sim.Totals().Wakeups == before {
+		next := sim.NextEventTime()
+		if next < 0 || next > limit || sim.AllFinished() {
+			break
+		}
+		sim.Step()
+	}
+	r.finished = sim.AllFinished()
+	r.Resync()
+}
+
+// StepEvent runs one event.
+func (r *Runner) StepEvent() {
+	if r.Halted || r.Arm.Sim.NextEventTime() < 0 {
+		return
+	}
+	r.Arm.Sim.Step()
+	r.finished = r.Arm.Sim.AllFinished()
+	r.Resync()
+}
+
+// RunUntil runs to simulated time t (the other arm's, after its step).
+func (r *Runner) RunUntil(t int64) {
+	if r.Halted {
+		return
+	}
+	if t > r.Arm.Sim.Now() {
+		r.Arm.Sim.RunUntil(t)
+	}
+	r.finished = r.Arm.Sim.AllFinished()
+	r.Resync()
+}
+
+// RunTo runs to simulated time t or until the finite workloads finish,
+// as `schedsim run --duration t` does.
+func (r *Runner) RunTo(t int64) {
+	if r.Halted {
+		return
+	}
+	scenario.Advance(r.Arm.Sim, t)
+	r.finished = r.Arm.Sim.AllFinished()
+	r.Resync()
+}
+
+// Results is the arm's result in the shape of `schedsim run --format
+// json` (sim_wall_s 0).
+func (r *Runner) Results() (json.RawMessage, error) {
+	cfg := r.Arm.Config
+	return json.Marshal(scenario.Summarize(&cfg, r.Arm.Sim, 0))
+}
+
+// Snapshot fills s with the arm's state (bars: with the histogram bars;
+// info: the CPU whose last decision to include, -1 for none).
+func (r *Runner) Snapshot(s *Snapshot, bars bool, info int) {
+	r.dec = s.Fill(r.Arm.Sim, r.dec, bars, info)
+	s.Seq, s.Arm = r.Seq, armIndex(r.Arm.Label)
+	s.Finished, s.Halted = r.finished, r.Halted
+	s.SimRate, s.EventsPerSec = r.simRate, r.evRate
+	if !r.Active() && r.Paused {
+		s.SimRate, s.EventsPerSec = 0, 0
+	}
+}
+
+func armIndex(label string) int {
+	if label == "B" {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,404 @@
+package playground
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+
+	"schedplay/engine"
+	"schedplay/engine/histo"
+	"schedplay/engine/machine"
+)
+
+// A Snapshot is what an engine worker posts to the page at display rate:
+// one arm's CPU states, counters, the wakeup decisions made since the
+// previous snapshot (the newest MaxSnapDecisions of them), per-workload
+// operation counts and latency percentiles, and — a few times a second,
+// or after a step — the histogram bars. It travels as bytes (Encode,
+// Decode) in a transferable typed array, not as JSON.
+type Snapshot struct {
+	Seq      int64 // the build it belongs to
+	Arm      int
+	Totals   engine.Totals
+	Finished bool
+	Halted   bool
+	// SimRate is simulated seconds per wall second, EventsPerSec engine
+	// events per wall second, both over the worker's last half second.
+	SimRate, EventsPerSec float64
+	Views                 []engine.CPUView
+	HasIdle               []bool // per LLC
+	Decisions             []engine.Decision
+	Ops                   []int64
+	Hists                 []HistSnap
+	HasBars               bool // Hists carry their bars
+	// Info is the last decision that chose InfoCPU (the CPU the page's
+	// info box shows), when InfoOK.
+	InfoCPU int
+	InfoOK  bool
+	Info    engine.Decision
+
+	ring [MaxSnapDecisions]engine.Decision // Fill's scratch
+}
+
+// HistSnap is one workload's wakeup latency summary.
+type HistSnap struct {
+	Name  string
+	Count int64
+	Pct   [3]int64 // p50, p99, p99.9 (µs)
+	Max   int64
+	Bars  []histo.Bar
+}
+
+// SnapPercentiles are the percentiles HistSnap.Pct holds.
+var SnapPercentiles = [3]float64{50, 99, 99.9}
+
+// MaxSnapDecisions bounds the decisions one snapshot carries (the page
+// flashes only the newest few of a frame).
+const MaxSnapDecisions = 16
+
+// maxSnapProbes bounds the probes kept per decision in a snapshot.
+const maxSnapProbes = 64
+
+// Fill takes a snapshot of sim into s, reusing its buffers. dec is the
+// DecisionsSince cursor (returned advanced); bars asks for the
+// histogram bars; info is the CPU whose last decision to include (-1:
+// none).
+func (s *Snapshot) Fill(sim *engine.Sim, dec int64, bars bool, info int) int64 {
+	s.Totals = sim.Totals()
+	s.Views = sim.CPUViews(s.Views)
+	nllc := sim.Topology().NLLC
+	s.HasIdle = s.HasIdle[:0]
+	for l := 0; l < nllc; l++ {
+		s.HasIdle = append(s.HasIdle, sim.HasIdleCores(l))
+	}
+	// The newest MaxSnapDecisions, in a ring whose probe buffers are
+	// reused, then put in order.
+	ring := s.ring[:]
+	n := 0
+	dec = sim.DecisionsSince(dec, func(d *engine.Decision) {
+		r := &ring[n%MaxSnapDecisions]
+		pr := append(r.Probes[:0], d.Probes[:min(len(d.Probes), maxSnapProbes)]...)
+		*r = *d
+		r.Probes = pr
+		n++
+	})
+	s.Decisions = s.Decisions[:0]
+	for k := max(0, n-MaxSnapDecisions); k < n; k++ {
+		r := &ring[k%MaxSnapDecisions]
+		s.Decisions = append(s.Decisions, *r)
+		s.Decisions[len(s.Decisions)-1].Probes = append([]int(nil), r.Probes...)
+	}
+	nw := sim.NumWorkloads()
+	s.Ops = s.Ops[:0]
+	if cap(s.Hists) < nw {
+		s.Hists = make([]HistSnap, nw)
+	}
+	s.Hists = s.Hists[:nw]
+	s.HasBars = bars
+	for w := 0; w < nw; w++ {
+		s.Ops = append(s.Ops, sim.WorkloadOps(w))
+		h := sim.WakeupHistogram(w)
+		hs := &s.Hists[w]
+		hs.Name = sim.WorkloadName(w)
+		hs.Count = h.Count()
+		for k, p := range SnapPercentiles {
+			hs.Pct[k] = h.Percentile(p)
+		}
+		hs.Max = h.Percentile(100)
+		hs.Bars = hs.Bars[:0]
+		if bars {
+			hs.Bars = h.AppendBars(hs.Bars)
+		}
+	}
+	s.InfoCPU, s.InfoOK = info, false
+	if info >= 0 && info < len(s.Views) {
+		d, probes, ok := sim.LastDecisionOn(info, nil)
+		if ok {
+			d.Probes = probes
+			s.Info, s.InfoOK = d, true
+		}
+	}
+	return dec
+}
+
+// snapVersion starts every encoded snapshot.
+const snapVersion = 1
+
+type enc struct{ b []byte }
+
+func (e *enc) i(v int64)   { e.b = binary.LittleEndian.AppendUint64(e.b, uint64(v)) }
+func (e *enc) f(v float64) { e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v)) }
+func (e *enc) u(v bool) {
+	if v {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
+func (e *enc) s(v string) { e.i(int64(len(v))); e.b = append(e.b, v...) }
+
+func (e *enc) decision(d *engine.Decision) {
+	e.i(d.Time)
+	e.i(int64(d.Task))
+	e.i(int64(d.Waker))
+	for _, v := range []int{d.WakerCPU, d.Prev, d.Target, d.Chosen, int(d.Stage), d.SISProbes, d.SISLimit} {
+		e.i(int64(v))
+	}
+	for _, v := range []bool{d.Sync, d.WakeWide, d.WantAffine, d.SISCalled, d.SISCutShort, d.ChosenIdle} {
+		e.u(v)
+	}
+	e.i(d.Cost)
+	e.i(int64(len(d.Probes)))
+	for _, p := range d.Probes {
+		e.b = binary.LittleEndian.AppendUint32(e.b, uint32(p))
+	}
+}
+
+// Encode appends the snapshot's bytes to b.
+func (s *Snapshot) Encode(b []byte) []byte {
+	e := enc{b}
+	e.i(snapVersion)
+	e.i(s.Seq)
+	e.i(int64(s.Arm))
+	t := &s.Totals
+	for _, v := range []int64{t.Now, t.Events, t.Wakeups, t.SISCalls, t.SISProbes, t.SISFound, t.PlacedBusy,
+		t.SearchNS, t.CtxSwitches, t.Migrations, t.ConservationNS, t.LLCConservationNS} {
+		e.i(v)
+	}
+	e.u(s.Finished)
+	e.u(s.Halted)
+	e.f(s.SimRate)
+	e.f(s.EventsPerSec)
+	e.i(int64(len(s.Views)))
+	for i := range s.Views {
+		v := &s.Views[i]
+		for _, x := range []int{v.ID, v.Core, v.Thread, v.LLC, v.Socket, int(v.Curr), v.Workload, v.Nice, v.LatencyNice, v.Queued, v.CState} {
+			e.b = binary.LittleEndian.AppendUint32(e.b, uint32(int32(x)))
+		}
+		e.u(v.Idle)
+		e.u(v.SMTHeld)
+		e.f(v.Busy)
+	}
+	e.i(int64(len(s.HasIdle)))
+	for _, v := range s.HasIdle {
+		e.u(v)
+	}
+	e.i(int64(len(s.Decisions)))
+	for i := range s.Decisions {
+		e.decision(&s.Decisions[i])
+	}
+	e.i(int64(len(s.Ops)))
+	for _, v := range s.Ops {
+		e.i(v)
+	}
+	e.u(s.HasBars)
+	e.i(int64(len(s.Hists)))
+	for i := range s.Hists {
+		h := &s.Hists[i]
+		e.s(h.Name)
+		e.i(h.Count)
+		for _, p := range h.Pct {
+			e.i(p)
+		}
+		e.i(h.Max)
+		e.i(int64(len(h.Bars)))
+		for _, bar := range h.Bars {
+			e.i(bar.From)
+			e.i(bar.To)
+			e.i(bar.Count)
+		}
+	}
+	e.i(int64(s.InfoCPU))
+	e.u(s.InfoOK)
+	if s.InfoOK {
+		e.decision(&s.Info)
+	}
+	return e.b
+}
+
+// errSnapshot reports bytes that are not a snapshot.
+var errSnapshot = errors.New("snapshot: truncated or corrupt")
+
+type dec struct {
+	b   []byte
+	bad bool
+}
+
+func (d *dec) i() int64 {
+	if len(d.b) < 8 {
+		d.bad = true
+		return 0
+	}
+	v := int64(binary.LittleEndian.Uint64(d.b))
+	d.b = d.b[8:]
+	return v
+}
+func (d *dec) i32() int {
+	if len(d.b) < 4 {
+		d.bad = true
+		return 0
+	}
+	v := int(int32(binary.LittleEndian.Uint32(d.b)))
+	d.b = d.b[4:]
+	return v
+}
+func (d *dec) f() float64 { return math.Float64frombits(uint64(d.i())) }
+func (d *dec) u() bool {
+	if len(d.b) < 1 {
+		d.bad = true
+		return false
+	}
+	v := d.b[0] != 0
+	d.b = d.b[1:]
+	return v
+}
+
+// n reads a length, refusing one longer than the bytes left could hold
+// at size bytes per item.
+func (d *dec) n(size int) int {
+	v := d.i()
+	if v < 0 || v > int64(len(d.b)/size) {
+		d.bad = true
+		return 0
+	}
+	return int(v)
+}
+func (d *dec) s() string {
+	n := d.n(1)
+	v := string(d.b[:n])
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) decision(x *engine.Decision) {
+	x.Time = d.i()
+	x.Task = engine.TaskID(d.i())
+	x.Waker = engine.TaskID(d.i())
+	for _, p := range []*int{&x.WakerCPU, &x.Prev, &x.Target, &x.Chosen} {
+		*p = int(d.i())
+	}
+	x.Stage = engine.Stage(d.i())
+	x.SISProbes, x.SISLimit = int(d.i()), int(d.i())
+	for _, p := range []*bool{&x.Sync, &x.WakeWide, &x.WantAffine, &x.SISCalled, &x.SISCutShort, &x.ChosenIdle} {
+		*p = d.u()
+	}
+	x.Cost = d.i()
+	n := d.n(4)
+	x.Probes = x.Probes[:0]
+	for k := 0; k < n; k++ {
+		x.Probes = append(x.Probes, d.i32())
+	}
+}
+
+// Decode reads a snapshot written by Encode into s, reusing its buffers.
+func (s *Snapshot) Decode(b []byte) error {
+	d := dec{b: b}
+	if d.i() != snapVersion {
+		return errSnapshot
+	}
+	s.Seq = d.i()
+	s.Arm = int(d.i())
+	t := &s.Totals
+	for _, p := range []*int64{&t.Now, &t.Events, &t.Wakeups, &t.SISCalls, &t.SISProbes, &t.SISFound, &t.PlacedBusy,
+		&t.SearchNS, &t.CtxSwitches, &t.Migrations, &t.ConservationNS, &t.LLCConservationNS} {
+		*p = d.i()
+	}
+	s.Finished, s.Halted = d.u(), d.u()
+	s.SimRate, s.EventsPerSec = d.f(), d.f()
+	n := d.n(4*11 + 2 + 8)
+	s.Views = s.Views[:0]
+	for k := 0; k < n; k++ {
+		var v engine.CPUView
+		v.ID, v.Core, v.Thread, v.LLC, v.Socket = d.i32(), d.i32(), d.i32(), d.i32(), d.i32()
+		v.Curr = engine.TaskID(d.i32())
+		v.Workload, v.Nice, v.LatencyNice, v.Queued, v.CState = d.i32(), d.i32(), d.i32(), d.i32(), d.i32()
+		v.Idle, v.SMTHeld = d.u(), d.u()
+		v.Busy = d.f()
+		s.Views = append(s.Views, v)
+	}
+	n = d.n(1)
+	s.HasIdle = s.HasIdle[:0]
+	for k := 0; k < n; k++ {
+		s.HasIdle = append(s.HasIdle, d.u())
+	}
+	n = d.n(8)
+	s.Decisions = s.Decisions[:0]
+	for k := 0; k < n && !d.bad; k++ {
+		s.Decisions = append(s.Decisions, engine.Decision{})
+		d.decision(&s.Decisions[len(s.Decisions)-1])
+	}
+	n = d.n(8)
+	s.Ops = s.Ops[:0]
+	for k := 0; k < n; k++ {
+		s.Ops = append(s.Ops, d.i())
+	}
+	s.HasBars = d.u()
+	n = d.n(8)
+	if cap(s.Hists) < n {
+		s.Hists = make([]HistSnap, n)
+	}
+	s.Hists = s.Hists[:n]
+	for k := 0; k < n && !d.bad; k++ {
+		h := &s.Hists[k]
+		h.Name = d.s()
+		h.Count = d.i()
+		for p := range h.Pct {
+			h.Pct[p] = d.i()
+		}
+		h.Max = d.i()
+		m := d.n(24)
+		h.Bars = h.Bars[:0]
+		for q := 0; q < m; q++ {
+			h.Bars = append(h.Bars, histo.Bar{From: d.i(), To: d.i(), Count: d.i()})
+		}
+	}
+	s.InfoCPU = int(d.i())
+	s.InfoOK = d.u()
+	if s.InfoOK {
+		d.decision(&s.Info)
+	}
+	if d.bad {
+		return errSnapshot
+	}
+	return nil
+}
+
+// ArmView is what the page's main thread holds of one arm that runs in
+// a worker: its label and knobs, the machine's topology (for the map),
+// the latest snapshot, and the decisions posted since the display last
+// took them.
+type ArmView struct {
+	Label string
+	Knobs []string
+	Topo  *machine.Topology
+	Snap  Snapshot
+	Have  bool // a snapshot arrived
+	// Decs are the newest decisions not yet flashed (at most
+	// MaxSnapDecisions), with their own probe slices.
+	Decs []engine.Decision
+}
+
+// Take merges snapshot s (decoded into scratch space the caller reuses)
+// into v: the histogram bars of the last snapshot that had them stay
+// until newer ones come, the decisions accumulate. It returns the
+// scratch space for the next decode.
+func (v *ArmView) Take(s *Snapshot) *Snapshot {
+	for _, d := range s.Decisions {
+		if len(v.Decs) >= MaxSnapDecisions {
+			copy(v.Decs, v.Decs[1:])
+			v.Decs = v.Decs[:len(v.Decs)-1]
+		}
+		d.Probes = append([]int(nil), d.Probes...)
+		v.Decs = append(v.Decs, d)
+	}
+	if !s.HasBars && len(s.Hists) == len(v.Snap.Hists) {
+		for w := range s.Hists {
+			s.Hists[w].Bars, v.Snap.Hists[w].Bars = v.Snap.Hists[w].Bars, s.Hists[w].Bars
+		}
+		s.HasBars = v.Snap.HasBars
+	}
+	old := v.Snap
+	v.Snap, v.Have = *s, true
+	*s = old
+	return s
+}

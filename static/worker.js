@@ -1,0 +1,53 @@
+// schedplay engine worker: runs one arm of the page's simulation in this
+// dedicated Web Worker, off the main thread. It is the page's own Go
+// program (the module the page compiled, posted in the "init" message) in
+// its engine role (self.schedplayRole); see wasm/worker.go for the
+// messages. Messages that arrive before the Go program listens are kept
+// and handed over when it starts.
+"use strict";
+
+importScripts("wasm_exec.js");
+
+self.schedplayRole = "engine";
+
+// ebiten's package initialisation reads the DOM, which a worker lacks; a
+// do-nothing stand-in lets it finish (the engine role never draws).
+const stub = new Proxy(function () {}, {
+  get(t, k) {
+    if (k === Symbol.toPrimitive) return () => 0;
+    if (k === "then") return undefined;
+    return stub;
+  },
+  apply() { return stub; },
+  construct() { return stub; },
+});
+self.document = stub;
+self.window = stub;
+self.screen = stub;
+self.Document = { prototype: {} };
+Object.defineProperty(self.Document.prototype, "hidden", { get() { return false; }, configurable: true });
+
+const early = [];
+self.schedplayDeliver = (m) => early.push(m);
+self.schedplayStarted = () => {
+  for (const m of early.splice(0)) self.schedplayDeliver(m);
+};
+
+self.onmessage = async (e) => {
+  const m = e.data;
+  if (m.t !== "init") {
+    self.schedplayDeliver(m);
+    return;
+  }
+  try {
+    const go = new Go();
+    const instance = await WebAssembly.instantiate(m.module, go.importObject);
+    // An exit is reported as an error event (the page's worker.onerror).
+    go.run(instance).then(
+      () => setTimeout(() => { throw new Error("the engine's Go program exited"); }),
+      (err) => setTimeout(() => { throw err; }),
+    );
+  } catch (err) {
+    setTimeout(() => { throw err; });
+  }
+};

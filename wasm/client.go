@@ -1,0 +1,593 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"syscall/js"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"schedplay/engine"
+	"schedplay/engine/machine"
+	"schedplay/playground"
+)
+
+// client is the page's side of the engine workers (the main thread): it
+// holds the state the page shows and the link, sends builds and controls
+// to one worker per arm (static/worker.js, this program in its engine
+// role), and keeps each arm's latest snapshot for the canvas and for
+// window.sim. Nothing here simulates: frames never wait for the engine.
+type client struct {
+	mu       sync.Mutex
+	state    playground.State // the running arms'
+	job      *buildJob
+	seq      int64 // the newest build sent
+	runSeq   int64 // the build the running arms came from
+	gen      int
+	views    []*playground.ArmView
+	scratch  *playground.Snapshot
+	workers  []*engineWorker
+	paused   bool
+	lastErr  string
+	crash    *playground.Crash
+	halted   bool
+	replies  map[int]chan reply
+	nextID   int
+	onceFrom time.Time // when the page started (worker start times)
+	// forceBuild is a debugPanic("build") waiting for the next build.
+	forceBuild bool
+}
+
+// buildJob is a build in progress in the workers.
+type buildJob struct {
+	seq     int64
+	st      playground.State
+	n       int
+	built   []bool
+	prog    []*playground.BuildProgress
+	cpus    int
+	started time.Time
+	done    func(error)
+}
+
+type reply struct {
+	ok   bool
+	body string
+}
+
+// engineWorker is one Web Worker running an arm.
+type engineWorker struct {
+	arm     int
+	w       js.Value
+	dead    bool
+	started time.Time
+	readyMs float64 // from creation to the engine's first message
+}
+
+func newClient() *client {
+	return &client{state: playground.Default(), scratch: &playground.Snapshot{}, replies: map[int]chan reply{}, runSeq: -1, onceFrom: time.Now()}
+}
+
+func (c *client) Lock()   { c.mu.Lock() }
+func (c *client) Unlock() { c.mu.Unlock() }
+
+// Generation changes whenever new arms replaced the running ones.
+func (c *client) Generation() int { return c.gen }
+
+// Views are the running arms (hold Lock).
+func (c *client) Views() []*playground.ArmView { return c.views }
+
+// worker returns arm i's worker, starting it if needed (hold mu).
+func (c *client) worker(i int) *engineWorker {
+	for len(c.workers) <= i {
+		c.workers = append(c.workers, nil)
+	}
+	if w := c.workers[i]; w != nil && !w.dead {
+		return w
+	}
+	ew := &engineWorker{arm: i, started: time.Now()}
+	ew.w = js.Global().Get("Worker").New("worker.js", map[string]any{"name": fmt.Sprintf("schedplay engine %c", 'A'+i)})
+	ew.w.Set("onmessage", js.FuncOf(func(_ js.Value, a []js.Value) any {
+		c.message(ew, a[0].Get("data"))
+		return nil
+	}))
+	ew.w.Set("onerror", js.FuncOf(func(_ js.Value, a []js.Value) any {
+		msg := a[0].Get("message")
+		text := "the engine worker failed"
+		if msg.Type() == js.TypeString {
+			text = msg.String()
+		}
+		c.mu.Lock()
+		ew.dead = true
+		c.mu.Unlock()
+		report(&playground.PanicError{Where: fmt.Sprintf("running arm %c's engine worker", 'A'+ew.arm), Value: text}, "", true)
+		return nil
+	}))
+	ew.w.Call("postMessage", map[string]any{"t": "init", "module": js.Global().Get("schedplayModule")})
+	c.workers[i] = ew
+	return ew
+}
+
+func (ew *engineWorker) post(m map[string]any) {
+	if !ew.dead {
+		ew.w.Call("postMessage", m)
+	}
+}
+
+// message handles a worker's message (on the main thread, between
+// frames).
+func (c *client) message(ew *engineWorker, m js.Value) {
+	guarded("reading an engine worker's message", func() {
+		switch m.Get("t").String() {
+		case "ready":
+			c.mu.Lock()
+			ew.readyMs = float64(time.Since(ew.started).Microseconds()) / 1e3
+			c.mu.Unlock()
+		case "snap":
+			u8 := m.Get("buf")
+			b := make([]byte, u8.Get("length").Int())
+			js.CopyBytesToGo(b, u8)
+			c.snap(b)
+		case "progress":
+			var p playground.BuildProgress
+			if json.Unmarshal([]byte(m.Get("p").String()), &p) == nil {
+				c.mu.Lock()
+				if j := c.job; j != nil && int64(m.Get("seq").Int()) == j.seq && ew.arm < j.n {
+					j.prog[ew.arm] = &p
+				}
+				c.mu.Unlock()
+			}
+		case "built":
+			c.built(ew, m)
+		case "stepped":
+			c.mu.Lock()
+			if int64(m.Get("seq").Int()) == c.runSeq {
+				for _, w := range c.workers[1:min(len(c.workers), len(c.views))] {
+					w.post(map[string]any{"t": "runUntil", "now": m.Get("now")})
+				}
+			}
+			c.mu.Unlock()
+		case "reply":
+			c.mu.Lock()
+			ch := c.replies[m.Get("id").Int()]
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- reply{m.Get("ok").Bool(), m.Get("body").String()}
+			}
+		case "crash":
+			p := &playground.PanicError{Where: m.Get("where").String(), Value: workerPanic(m.Get("message").String()), Stack: m.Get("stack").String()}
+			report(p, "", m.Get("halt").Bool())
+		}
+	})
+}
+
+// workerPanic is a panic value recovered in a worker (its message).
+type workerPanic string
+
+func (w workerPanic) String() string { return string(w) }
+
+// snap takes a snapshot in.
+func (c *client) snap(b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.scratch.Decode(b); err != nil {
+		panic(err)
+	}
+	s := c.scratch
+	if s.Seq != c.runSeq || s.Arm >= len(c.views) {
+		return
+	}
+	c.scratch = c.views[s.Arm].Take(s)
+	// A/B: neither arm may run further ahead of the other than a lead
+	// (a fifth of a second of its own pace).
+	if len(c.views) == 2 {
+		me := c.views[s.Arm].Snap
+		other := 1 - s.Arm
+		// The lead is a second of the reference arm's own pace (at
+		// least 20 ms simulated): the arm ahead waits only for an arm
+		// that is truly slower, never for the page's messages.
+		lead := 20 * float64(engine.Millisecond)
+		if sp := c.state.Speed; sp > 0 {
+			lead = max(lead, sp*float64(time.Second))
+		} else {
+			lead = max(lead, me.SimRate*float64(time.Second))
+		}
+		c.ctl(other, float64(me.Totals.Now)+lead)
+	}
+}
+
+// ctl sends arm i its controls (limit -1: none) (hold mu).
+func (c *client) ctl(i int, limit float64) {
+	if i < len(c.workers) && c.workers[i] != nil {
+		c.workers[i].post(map[string]any{"t": "ctl", "speed": c.state.Speed, "paused": c.paused, "limit": limit})
+	}
+}
+
+// ctlAll sends every arm its controls (hold mu).
+func (c *client) ctlAll() {
+	for i := range c.views {
+		lim := -1.0
+		if len(c.views) == 2 && c.views[1-i].Have {
+			lim = float64(c.views[1-i].Snap.Totals.Now) + 20*float64(engine.Millisecond)
+		}
+		c.ctl(i, lim)
+	}
+}
+
+// built handles a worker's end of a build.
+func (c *client) built(ew *engineWorker, m js.Value) {
+	c.mu.Lock()
+	j := c.job
+	if j == nil || int64(m.Get("seq").Int()) != j.seq || ew.arm >= j.n {
+		c.mu.Unlock()
+		return
+	}
+	if e := m.Get("error").String(); e != "" {
+		var err error = errors.New(e)
+		if m.Get("crashed").Truthy() {
+			err = &playground.PanicError{Where: m.Get("where").String(), Value: workerPanic(m.Get("message").String()), Stack: m.Get("stack").String()}
+		} else if j.n == 2 && !strings.HasPrefix(e, "arm ") {
+			err = fmt.Errorf("arm %c: %s", 'A'+ew.arm, e)
+		}
+		for i := 0; i < j.n; i++ {
+			c.worker(i).post(map[string]any{"t": "discard"})
+		}
+		c.job = nil
+		c.mu.Unlock()
+		if j.done != nil {
+			j.done(err)
+		}
+		return
+	}
+	j.built[ew.arm] = true
+	for _, b := range j.built {
+		if !b {
+			c.mu.Unlock()
+			return
+		}
+	}
+	// Every arm is built: they replace the running ones.
+	spec, err := j.st.MachineSpec()
+	var tp *machine.Topology
+	if err == nil {
+		tp, err = machine.Build(spec)
+	}
+	if err != nil {
+		c.job = nil
+		c.mu.Unlock()
+		if j.done != nil {
+			j.done(err)
+		}
+		return
+	}
+	c.job = nil
+	c.state, c.runSeq = j.st.Clone(), j.seq
+	c.gen++
+	c.crash, c.halted = nil, false
+	c.views = c.views[:0]
+	for i := 0; i < j.n; i++ {
+		cfg := j.st.Config(i)
+		c.views = append(c.views, &playground.ArmView{Label: string(rune('A' + i)), Knobs: cfg.Knobs, Topo: tp})
+		c.worker(i).post(map[string]any{"t": "commit", "seq": float64(j.seq)})
+	}
+	for i := j.n; i < len(c.workers); i++ {
+		if c.workers[i] != nil {
+			c.workers[i].post(map[string]any{"t": "drop"})
+		}
+	}
+	c.ctlAll()
+	c.mu.Unlock()
+	if j.done != nil {
+		j.done(nil)
+	}
+}
+
+// Begin builds st in the workers, one arm each; the running arms stay on
+// show until every new arm is built. done is called once it ends (nil:
+// the new arms run; else the error, a *playground.PanicError for a
+// panic), unless a newer Begin or CancelBuild canceled it.
+func (c *client) Begin(st playground.State, _ time.Time, done func(error)) {
+	c.mu.Lock()
+	c.seq++
+	n := 1
+	if st.AB {
+		n = 2
+	}
+	j := &buildJob{seq: c.seq, st: st.Clone(), n: n, built: make([]bool, n), prog: make([]*playground.BuildProgress, n), started: time.Now(), done: done}
+	if spec, err := st.MachineSpec(); err == nil {
+		j.cpus = spec.NumCPUs()
+	}
+	c.job = j
+	link := j.st.Encode()
+	force := c.forceBuild
+	c.forceBuild = false
+	for i := 0; i < n; i++ {
+		w := c.worker(i)
+		if force && i == 0 {
+			w.post(map[string]any{"t": "debugPanic", "where": "build"})
+		}
+		w.post(map[string]any{"t": "build", "seq": float64(j.seq), "arm": i, "link": link, "speed": st.Speed, "paused": c.paused})
+	}
+	c.mu.Unlock()
+}
+
+// Apply builds st (in the workers, as Begin does) after the cheap checks.
+func (c *client) Apply(st playground.State) error {
+	if err := playground.CheckCheap(&st); err != nil {
+		return err
+	}
+	c.Begin(st, time.Time{}, nil)
+	return nil
+}
+
+// CancelBuild stops a build; the running arms stay.
+func (c *client) CancelBuild() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.job == nil {
+		return false
+	}
+	for i := 0; i < c.job.n; i++ {
+		c.worker(i).post(map[string]any{"t": "discard"})
+	}
+	c.job = nil
+	return true
+}
+
+// Building is the progress of the build in progress.
+func (c *client) Building() (playground.BuildProgress, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	j := c.job
+	if j == nil {
+		return playground.BuildProgress{}, false
+	}
+	p := playground.BuildProgress{Phase: "machine", Arm: "A", Arms: j.n, Machine: j.st.Preset, CPUs: j.cpus}
+	for i := 0; i < j.n; i++ {
+		if !j.built[i] && j.prog[i] != nil {
+			p = *j.prog[i]
+			break
+		}
+	}
+	p.Arms = j.n
+	p.ElapsedMs = float64(time.Since(j.started).Microseconds()) / 1e3
+	return p, true
+}
+
+func (c *client) target() *playground.State {
+	if c.job != nil {
+		return &c.job.st
+	}
+	return &c.state
+}
+
+// State is the state on show: the one being built, if any.
+func (c *client) State() playground.State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.target().Clone()
+}
+
+// RunningState is the running arms' state.
+func (c *client) RunningState() playground.State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state.Clone()
+}
+
+// Link is the share link of State (without '#').
+func (c *client) Link() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.target().Encode()
+}
+
+// Fail shows a recovered panic; with halt the running arms stop.
+func (c *client) Fail(p *playground.PanicError, link string, halt bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if link == "" {
+		link = c.state.Encode()
+	}
+	c.crash = &playground.Crash{Where: p.Where, Message: fmt.Sprint(p.Value), Link: link, Stack: p.Stack}
+	c.halted = c.halted || halt
+}
+
+func (c *client) ClearCrash() {
+	c.mu.Lock()
+	c.crash = nil
+	c.mu.Unlock()
+}
+
+func (c *client) Crashed() *playground.Crash {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.crash == nil {
+		return nil
+	}
+	x := *c.crash
+	return &x
+}
+
+func (c *client) Halted() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.halted
+}
+
+// SetPaused pauses or resumes every arm.
+func (c *client) SetPaused(p bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.paused = p
+	c.ctlAll()
+}
+
+func (c *client) Paused() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.paused
+}
+
+// SetSpeed sets simulated seconds per wall second (0: as fast as the
+// engine runs).
+func (c *client) SetSpeed(s float64) error {
+	if !(s == 0 || (s >= playground.MinSpeed && s <= playground.MaxSpeed)) {
+		return fmt.Errorf("speed %g out of range (allowed: %g..%g, or 0 for max)", s, playground.MinSpeed, playground.MaxSpeed)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.state.Speed = s
+	if c.job != nil {
+		c.job.st.Speed = s
+	}
+	c.ctlAll()
+	return nil
+}
+
+func (c *client) Speed() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.target().Speed
+}
+
+// AchievedSpeed is the slowest arm's simulated seconds per wall second.
+func (c *client) AchievedSpeed() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := 0.0
+	for i, v := range c.views {
+		if i == 0 || v.Snap.SimRate < r {
+			r = v.Snap.SimRate
+		}
+	}
+	return r
+}
+
+// Finished reports whether arm A's finite workloads finished.
+func (c *client) Finished() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.views) > 0 && c.views[0].Snap.Finished
+}
+
+func (c *client) SetError(msg string) {
+	c.mu.Lock()
+	c.lastErr = msg
+	c.mu.Unlock()
+}
+
+func (c *client) Error() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastErr
+}
+
+// Step pauses and runs arm A to its next wakeup decision (kind
+// "wakeup") or its next event ("event"); the other arm follows to the
+// same simulated time.
+func (c *client) Step(kind string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.paused = true
+	c.ctlAll()
+	if c.job != nil || c.halted || len(c.views) == 0 {
+		return
+	}
+	c.worker(0).post(map[string]any{"t": "step", "kind": kind})
+}
+
+// StepWakeup is Step("wakeup") (the canvas's '.').
+func (c *client) StepWakeup() { c.Step("wakeup") }
+
+// Show tells arm's worker which CPU the info box describes.
+func (c *client) Show(arm, cpu int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.views {
+		v := -1
+		if i == arm {
+			v = cpu
+		}
+		c.worker(i).post(map[string]any{"t": "show", "cpu": v})
+	}
+}
+
+// ask sends every running arm's worker msg (with a reply id) and waits
+// (in a goroutine) for all the answers: {"A": …, "B": …}.
+func (c *client) ask(msg map[string]any) (string, error) {
+	c.mu.Lock()
+	n := len(c.views)
+	if n == 0 || c.halted {
+		c.mu.Unlock()
+		return "", errors.New("no simulation is running")
+	}
+	type pending struct {
+		label string
+		ch    chan reply
+		id    int
+	}
+	var ps []pending
+	for i := 0; i < n; i++ {
+		c.nextID++
+		p := pending{c.views[i].Label, make(chan reply, 1), c.nextID}
+		c.replies[p.id] = p.ch
+		m := map[string]any{"id": p.id}
+		for k, v := range msg {
+			m[k] = v
+		}
+		c.worker(i).post(m)
+		ps = append(ps, p)
+	}
+	c.mu.Unlock()
+	out := map[string]json.RawMessage{}
+	var err error
+	for _, p := range ps {
+		r := <-p.ch
+		c.mu.Lock()
+		delete(c.replies, p.id)
+		c.mu.Unlock()
+		if !r.ok {
+			err = errors.New(r.body)
+			continue
+		}
+		out[p.label] = json.RawMessage(r.body)
+	}
+	if err != nil {
+		return "", err
+	}
+	b, e := json.MarshalIndent(out, "", "  ")
+	return string(b), e
+}
+
+// RunTo pauses and runs every arm to simulated time t (as `schedsim run
+// --duration` does); it returns the results.
+func (c *client) RunTo(t int64) (string, error) {
+	c.SetPaused(true)
+	return c.ask(map[string]any{"t": "runTo", "now": float64(t)})
+}
+
+// Results are every arm's results so far.
+func (c *client) Results() (string, error) { return c.ask(map[string]any{"t": "results"}) }
+
+// perf is what the debug overlay and the browser test read: per worker,
+// its simulated-time rate, events per second and start time.
+func (c *client) perf() []map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []map[string]any
+	for i, v := range c.views {
+		m := map[string]any{"arm": v.Label, "simRate": finite(v.Snap.SimRate), "eventsPerSec": finite(v.Snap.EventsPerSec),
+			"simTime": float64(v.Snap.Totals.Now) / float64(engine.Second), "events": float64(v.Snap.Totals.Events)}
+		if i < len(c.workers) && c.workers[i] != nil {
+			m["workerReadyMs"] = c.workers[i].readyMs
+		}
+		out = append(out, m)
+	}
+	return out
+}

@@ -1,0 +1,316 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"syscall/js"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"schedplay/playground"
+)
+
+// The engine role: the same program, started by static/worker.js in a
+// dedicated Web Worker (window.schedplayRole = "engine"), runs one arm of
+// the page's simulation. It builds the arm the page asks for (a slice at
+// a time, so a newer build or a cancel is seen at once), runs it at the
+// page's speed or as fast as it can, and posts a snapshot
+// (playground.Snapshot, bytes in a transferred Uint8Array) at display
+// rate. A panic is recovered and posted as a crash; the page shows it.
+//
+// Messages from the page ({t: …}): build {seq, link, arm, speed, paused},
+// commit {seq}, discard, ctl {speed, paused, limit}, show {cpu}, step
+// {kind: "wakeup"|"event"}, runUntil {t}, runTo {id, t}, results {id},
+// debugPanic {where}. To the page: ready, progress {seq, p}, built {seq,
+// error, crashed}, snap {buf}, stepped {now}, reply {id, ok, body},
+// crash {where, message, stack, halt}, stats.
+
+// snapEvery is the display rate the worker posts snapshots at.
+const snapEvery = 16 * time.Millisecond
+
+// barsEvery is how often a snapshot carries the histogram bars.
+const barsEvery = 250 * time.Millisecond
+
+// runSlice is the wall time the worker simulates between two looks at
+// its messages.
+const runSlice = 25 * time.Millisecond
+
+type worker struct {
+	self js.Value
+	mu   sync.Mutex
+	q    []js.Value // messages not yet handled
+	wake chan struct{}
+	// yield hands the worker's event loop a turn (messages) without the
+	// 4 ms clamp of nested timers: a MessageChannel round trip.
+	port     js.Value
+	yielded  chan struct{}
+	canceled atomic.Bool // the build in progress must stop
+
+	r        *playground.Runner
+	staged   *playground.Arm // built, waiting for commit
+	stagedSq int64
+	speed    float64
+	paused   bool
+	limit    int64
+	info     int
+	forced   map[string]bool
+	snap     playground.Snapshot
+	buf      []byte
+	lastSnap time.Time
+	lastBars time.Time
+	dirty    bool // a snapshot is due whatever the rate
+}
+
+func runWorker() {
+	w := &worker{self: js.Global(), wake: make(chan struct{}, 1), yielded: make(chan struct{}, 1), limit: -1, info: -1, forced: map[string]bool{}}
+	mc := js.Global().Get("MessageChannel").New()
+	mc.Get("port1").Set("onmessage", js.FuncOf(func(js.Value, []js.Value) any {
+		select {
+		case w.yielded <- struct{}{}:
+		default:
+		}
+		return nil
+	}))
+	w.port = mc.Get("port2")
+	w.self.Set("schedplayDeliver", js.FuncOf(func(_ js.Value, a []js.Value) any {
+		m := a[0]
+		w.mu.Lock()
+		w.q = append(w.q, m)
+		w.mu.Unlock()
+		if t := m.Get("t").String(); t == "build" || t == "discard" {
+			w.canceled.Store(true) // a newer build replaces the one in progress
+		}
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+		return nil
+	}))
+	w.post(map[string]any{"t": "ready"}, nil)
+	w.self.Call("schedplayStarted")
+	w.loop()
+}
+
+func (w *worker) post(m map[string]any, transfer []any) {
+	if transfer != nil {
+		w.self.Call("postMessage", js.ValueOf(m), js.ValueOf(transfer))
+		return
+	}
+	w.self.Call("postMessage", js.ValueOf(m))
+}
+
+func (w *worker) yield() {
+	w.port.Call("postMessage", 0)
+	<-w.yielded
+}
+
+func (w *worker) take() []js.Value {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	q := w.q
+	w.q = nil
+	return q
+}
+
+func (w *worker) loop() {
+	for {
+		q := w.take()
+		// Only the last build (or discard) of a batch counts.
+		last := -1
+		for i, m := range q {
+			if t := m.Get("t").String(); t == "build" || t == "discard" {
+				last = i
+			}
+		}
+		for i, m := range q {
+			if t := m.Get("t").String(); i < last && (t == "build" || t == "discard") {
+				continue
+			}
+			w.handle(m)
+		}
+		ran := false
+		if w.r != nil {
+			w.guard("running the simulation", true, func() {
+				if w.forced["update"] {
+					delete(w.forced, "update")
+					panic("debugPanic: a forced panic while running the simulation")
+				}
+				ran = w.r.Run(runSlice)
+			})
+		}
+		w.maybeSnap(false)
+		if ran {
+			w.yield()
+			continue
+		}
+		// Idle: wait for a message (or the next rate reading).
+		select {
+		case <-w.wake:
+		case <-time.After(250 * time.Millisecond):
+			w.dirty = w.r != nil
+		}
+	}
+}
+
+// guard runs f, recovering a panic: posted to the page as a crash, and
+// with halt the running arm stops.
+func (w *worker) guard(where string, halt bool, f func()) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			p := playground.Recovered(where, r)
+			if halt && w.r != nil {
+				w.r.Halted = true
+			}
+			w.dirty = true
+			w.post(map[string]any{"t": "crash", "where": p.Where, "message": fmt.Sprint(p.Value), "stack": p.Stack, "halt": halt}, nil)
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
+
+// maybeSnap posts a snapshot when one is due.
+func (w *worker) maybeSnap(force bool) {
+	if w.r == nil {
+		return
+	}
+	now := time.Now()
+	if !force && !w.dirty && (now.Sub(w.lastSnap) < snapEvery || !w.r.Active()) {
+		return
+	}
+	bars := force || w.dirty || now.Sub(w.lastBars) >= barsEvery
+	w.guard("reading the simulation", true, func() {
+		w.r.Snapshot(&w.snap, bars, w.info)
+	})
+	w.buf = w.snap.Encode(w.buf[:0])
+	u8 := js.Global().Get("Uint8Array").New(len(w.buf))
+	js.CopyBytesToJS(u8, w.buf)
+	w.post(map[string]any{"t": "snap", "buf": u8}, []any{u8.Get("buffer")})
+	w.lastSnap, w.dirty = now, false
+	if bars {
+		w.lastBars = now
+	}
+}
+
+func (w *worker) handle(m js.Value) {
+	t := m.Get("t").String()
+	w.guard("answering the page ("+t+")", t == "step" || t == "runUntil" || t == "runTo", func() {
+		switch t {
+		case "build":
+			w.build(m)
+		case "commit":
+			if w.staged != nil && int64(m.Get("seq").Int()) == w.stagedSq {
+				w.r = playground.NewRunner(w.staged, w.stagedSq, w.speed, w.paused)
+				w.r.Limit = w.limit
+				w.staged = nil
+				w.dirty = true
+			}
+		case "discard":
+			w.staged = nil
+		case "drop":
+			w.r, w.staged = nil, nil
+		case "ctl":
+			w.speed, w.paused = m.Get("speed").Float(), m.Get("paused").Bool()
+			w.limit = int64(m.Get("limit").Float())
+			if w.r != nil {
+				if w.r.Speed != w.speed || w.r.Paused != w.paused {
+					w.r.Resync()
+					w.dirty = true
+				}
+				w.r.Speed, w.r.Paused, w.r.Limit = w.speed, w.paused, w.limit
+			}
+		case "show":
+			w.info = m.Get("cpu").Int()
+			w.dirty = true
+		case "step":
+			if w.r != nil {
+				if m.Get("kind").String() == "event" {
+					w.r.StepEvent()
+				} else {
+					w.r.StepWakeup()
+				}
+				w.post(map[string]any{"t": "stepped", "seq": w.r.Seq, "now": float64(w.r.Arm.Sim.Now())}, nil)
+				w.dirty = true
+			}
+		case "runUntil":
+			if w.r != nil {
+				w.r.RunUntil(int64(m.Get("now").Float()))
+				w.dirty = true
+			}
+		case "runTo", "results":
+			id := m.Get("id").Int()
+			if w.r == nil {
+				w.post(map[string]any{"t": "reply", "id": id, "ok": false, "body": "no simulation is running"}, nil)
+				return
+			}
+			if t == "runTo" {
+				w.r.RunTo(int64(m.Get("now").Float()))
+				w.dirty = true
+			}
+			b, err := w.r.Results()
+			if err != nil {
+				w.post(map[string]any{"t": "reply", "id": id, "ok": false, "body": err.Error()}, nil)
+				return
+			}
+			w.post(map[string]any{"t": "reply", "id": id, "ok": true, "body": string(b)}, nil)
+		case "debugPanic":
+			w.forced[m.Get("where").String()] = true
+		}
+	})
+	if t == "runTo" || t == "step" {
+		w.maybeSnap(true)
+	}
+}
+
+// build builds the arm a build message asks for, staged until the page
+// commits it (every arm built) or discards it. Messages that arrive
+// meanwhile are queued; a newer build or a discard cancels this one.
+func (w *worker) build(m js.Value) {
+	seq := int64(m.Get("seq").Int())
+	arm := m.Get("arm").Int()
+	link := m.Get("link").String()
+	w.speed, w.paused = m.Get("speed").Float(), m.Get("paused").Bool()
+	w.staged = nil
+	w.canceled.Store(false)
+	st, err := playground.Parse(link)
+	if err != nil {
+		w.post(map[string]any{"t": "built", "seq": seq, "arm": arm, "error": err.Error()}, nil)
+		return
+	}
+	st.Speed = w.speed
+	lastProg := time.Time{}
+	onStart := func() {
+		if w.forced["build"] {
+			delete(w.forced, "build")
+			panic("debugPanic: a forced panic while building the run")
+		}
+	}
+	pause := func(time.Duration, bool) { w.yield() }
+	progress := func(p playground.BuildProgress) {
+		if now := time.Now(); now.Sub(lastProg) >= 100*time.Millisecond {
+			lastProg = now
+			b, _ := json.Marshal(p)
+			w.post(map[string]any{"t": "progress", "seq": seq, "arm": arm, "p": string(b)}, nil)
+		}
+	}
+	a, err := playground.BuildArm(st, arm, onStart, pause, progress, &w.canceled)
+	switch {
+	case err == nil:
+		w.staged, w.stagedSq = a, seq
+		w.post(map[string]any{"t": "built", "seq": seq, "arm": arm, "error": ""}, nil)
+	case playground.IsCanceled(err):
+		// A newer message took over; it answers.
+	default:
+		msg := map[string]any{"t": "built", "seq": seq, "arm": arm, "error": err.Error()}
+		if p, ok := err.(*playground.PanicError); ok {
+			msg["crashed"] = true
+			msg["where"], msg["message"], msg["stack"] = p.Where, fmt.Sprint(p.Value), p.Stack
+		}
+		w.post(msg, nil)
+	}
+}
