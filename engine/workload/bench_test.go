@@ -11,7 +11,8 @@ import (
 
 // benchRun times run on a fresh simulation per iteration, built by setup
 // outside the timer, and reports per wall second the simulated events,
-// wakeups (select_task_rq_fair decisions) and simulated seconds, and the
+// wakeups (select_task_rq_fair decisions) and simulated seconds — and, where
+// the OS says, events and wakeups per CPU second of the process — and the
 // heap allocations per event of the run alone (the steady state: 0 is the
 // goal, issue 10).
 func benchRun(b *testing.B, setup func(seed uint64) *engine.Sim, run func(s *engine.Sim)) {
@@ -19,6 +20,7 @@ func benchRun(b *testing.B, setup func(seed uint64) *engine.Sim, run func(s *eng
 	var events, wakeups, simNS int64
 	var mallocs uint64
 	var wall time.Duration
+	var cpu float64
 	var ms runtime.MemStats
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -26,9 +28,10 @@ func benchRun(b *testing.B, setup func(seed uint64) *engine.Sim, run func(s *eng
 		runtime.ReadMemStats(&ms)
 		before := ms.Mallocs
 		b.StartTimer()
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuSeconds()
 		run(s)
 		wall += time.Since(start)
+		cpu += cpuSeconds() - cpu0
 		b.StopTimer()
 		runtime.ReadMemStats(&ms)
 		mallocs += ms.Mallocs - before
@@ -42,6 +45,10 @@ func benchRun(b *testing.B, setup func(seed uint64) *engine.Sim, run func(s *eng
 	b.ReportMetric(float64(events)/sec, "events/s")
 	b.ReportMetric(float64(wakeups)/sec, "wakeups/s")
 	b.ReportMetric(float64(simNS)/1e9/sec, "sim-s/s")
+	if cpu > 0 {
+		b.ReportMetric(float64(events)/cpu, "events/cpu-s")
+		b.ReportMetric(float64(wakeups)/cpu, "wakeups/cpu-s")
+	}
 	b.ReportMetric(float64(mallocs)/float64(max(events, 1)), "allocs/event")
 }
 
