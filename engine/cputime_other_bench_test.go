@@ -1,6 +1,6 @@
-//go:build !unix
+//go:build !unix && !(js && wasm)
 
 package engine
 
-// cpuSeconds is unknown here (js/wasm has no getrusage): -1.
+// cpuSeconds is unknown here: -1.
 func cpuSeconds() float64 { return -1 }

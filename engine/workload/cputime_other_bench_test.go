@@ -1,6 +1,6 @@
-//go:build !unix
+//go:build !unix && !(js && wasm)
 
 package workload
 
-// cpuSeconds is unknown here (js/wasm has no getrusage): -1.
+// cpuSeconds is unknown here: -1.
 func cpuSeconds() float64 { return -1 }
