@@ -77,12 +77,26 @@ fuzz-short:
 fuzz:
 	$(MAKE) fuzz-short FUZZTIME=$${FUZZTIME:-5m}
 
-## bench: performance benchmarks (record results in BENCHMARKS.md).
+## bench: the engine benchmarks and the bare event loop, native and as
+## wasm under Node, then one table of both (events/s, wakeups/s, wasm /
+## native, engine / bare loop). Record results in BENCHMARKS.md; for
+## before/after tables use BENCHCOUNT=5 and benchstat on the raw files.
+BENCH      ?= .
+BENCHTIME  ?= 1s
+BENCHCOUNT ?= 1
+BENCH_PKGS := ./engine/ ./engine/workload/
+BENCH_ARGS  = -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -count $(BENCHCOUNT) $(BENCH_PKGS)
+bench: SHELL := /bin/bash
+bench: .SHELLFLAGS := -o pipefail -c
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./engine/...
+	@mkdir -p bin
+	$(GO) test $(BENCH_ARGS) | tee bin/bench-native.txt
+	GOOS=js GOARCH=wasm $(GO) test -exec=$(WASM_EXEC) $(BENCH_ARGS) | tee bin/bench-wasm.txt
+	@awk -f benchtable.awk bin/bench-native.txt bin/bench-wasm.txt
 
+# bench-wasm: only the wasm half.
 bench-wasm:
-	GOOS=js GOARCH=wasm $(GO) test -exec=$(WASM_EXEC) -run '^$$' -bench . -benchtime 3x ./engine/...
+	GOOS=js GOARCH=wasm $(GO) test -exec=$(WASM_EXEC) $(BENCH_ARGS)
 
 ## serve: build the wasm and serve the playground on $(ADDR), opening the
 ## browser (NO_BROWSER=1 to skip); Ctrl-C stops it. (Built, then run: `go

@@ -1,5 +1,7 @@
 package engine
 
+import "math/bits"
+
 // The event queue is an indexed 4-ary min-heap of "slots". Every source of
 // future events owns one slot — each CPU has three (phase end, tick, kick)
 // and each task one (timer) — so rescheduling an event moves its slot in
@@ -9,82 +11,122 @@ package engine
 // Entries carry their keys inline (a heap of structs, 4 children per node)
 // because comparisons dominate the engine's time on big machines.
 
+// slotBits is how many low bits of a heap entry's key hold its slot:
+// enough for 3 slots per CPU and one per task at the largest machine and
+// task count (3×2048 + 65,536 < 2^17). The other 47 bits hold the
+// schedule order, which lasts 1.4×10^14 schedule calls — days of wall
+// time at any speed the engine reaches, and more than an hour of
+// simulated 2048-CPU machine can ask for.
+const (
+	slotBits = 17
+	slotMask = 1<<slotBits - 1
+	maxSeq   = 1<<(64-slotBits) - 1
+)
+
+// heapEntry is 16 bytes, so a node's four children fill one 64-byte cache
+// line. key = seq<<slotBits | slot: seqs are unique, so comparing keys
+// compares schedule order and never reaches the slot bits.
 type heapEntry struct {
 	when int64
-	seq  uint64
-	slot int32
+	key  uint64
 }
+
+func (e *heapEntry) slot() int { return int(e.key & slotMask) }
 
 type eventQueue struct {
 	heap []heapEntry
 	pos  []int32 // per slot: index in heap, -1 when not queued
 	next uint64
 	// firing is the slot being dispatched plus one (0: none) and
-	// firingSeq its entry's seq. The entry stays at the root while it
+	// firingKey its entry's key. The entry stays at the root while it
 	// fires, so the common "fire, then schedule the same slot again"
 	// costs one sift instead of a pop and a push; finish removes it if
 	// nobody rescheduled it.
 	firing    int
-	firingSeq uint64
+	firingKey uint64
 }
 
 func (q *eventQueue) grow(nSlots int) {
+	if nSlots > slotMask+1 {
+		panic("engine: more event slots than slotBits can name")
+	}
 	for len(q.pos) < nSlots {
 		q.pos = append(q.pos, -1)
 	}
 }
 
-func before(a, b *heapEntry) bool {
-	if a.when != b.when {
-		return a.when < b.when
-	}
-	return a.seq < b.seq
+// less is 1 when a comes before b — earlier, or at the same time and
+// scheduled first — else 0. It is computed without branches (the borrow
+// of a 128-bit subtraction) and returned as a number so that down can
+// pick the smallest of four children by arithmetic: which child that is
+// is a coin toss the branch predictor loses, and the compiler does not
+// turn those selects into conditional moves by itself.
+func less(a, b *heapEntry) uint64 {
+	_, borrow := bits.Sub64(a.key, b.key, 0)
+	_, borrow = bits.Sub64(uint64(a.when)^1<<63, uint64(b.when)^1<<63, borrow)
+	return borrow
 }
 
+func before(a, b *heapEntry) bool { return less(a, b) != 0 }
+
 func (q *eventQueue) up(i int) {
-	e := q.heap[i]
+	h := q.heap
+	e := h[i]
 	for i > 0 {
 		p := (i - 1) / 4
-		if !before(&e, &q.heap[p]) {
+		if !before(&e, &h[p]) {
 			break
 		}
-		q.heap[i] = q.heap[p]
-		q.pos[q.heap[i].slot] = int32(i)
+		h[i] = h[p]
+		q.pos[h[i].slot()] = int32(i)
 		i = p
 	}
-	q.heap[i] = e
-	q.pos[e.slot] = int32(i)
+	h[i] = e
+	q.pos[e.slot()] = int32(i)
 }
 
 func (q *eventQueue) down(i int) {
-	n := len(q.heap)
-	e := q.heap[i]
+	h := q.heap
+	n := len(h)
+	e := h[i]
 	for {
 		c := 4*i + 1
 		if c >= n {
 			break
 		}
-		m := c
-		end := min(c+4, n)
-		for k := c + 1; k < end; k++ {
-			if before(&q.heap[k], &q.heap[m]) {
-				m = k
+		var m int
+		if c+4 <= n {
+			// A full node: a tournament of two pairs, by arithmetic.
+			g := h[c : c+4 : c+4]
+			a := less(&g[1], &g[0])
+			b := 2 + less(&g[3], &g[2])
+			a += (b - a) * less(&g[b], &g[a])
+			m = c + int(a)
+		} else {
+			m = c
+			for k := c + 1; k < n; k++ {
+				if before(&h[k], &h[m]) {
+					m = k
+				}
 			}
 		}
-		if !before(&q.heap[m], &e) {
+		if !before(&h[m], &e) {
 			break
 		}
-		q.heap[i] = q.heap[m]
-		q.pos[q.heap[i].slot] = int32(i)
+		h[i] = h[m]
+		q.pos[h[i].slot()] = int32(i)
 		i = m
 	}
-	q.heap[i] = e
-	q.pos[e.slot] = int32(i)
+	h[i] = e
+	q.pos[e.slot()] = int32(i)
 }
 
 // schedule sets slot to fire at when, replacing any earlier setting.
 func (q *eventQueue) schedule(slot int, when int64) {
-	e := heapEntry{when: when, seq: q.next, slot: int32(slot)}
+	if q.next > maxSeq {
+		panic("engine: event sequence numbers exhausted")
+	}
+	e := heapEntry{when: when, key: q.next<<slotBits | uint64(slot)}
 	q.next++
 	if p := q.pos[slot]; p >= 0 {
 		old := q.heap[p]
@@ -115,14 +157,14 @@ func (q *eventQueue) cancel(slot int) {
 	moved := q.heap[last]
 	q.heap = q.heap[:last]
 	q.heap[p] = moved
-	q.pos[moved.slot] = int32(p)
+	q.pos[moved.slot()] = int32(p)
 	q.up(p)
-	q.down(int(q.pos[moved.slot]))
+	q.down(int(q.pos[moved.slot()]))
 }
 
 func (q *eventQueue) queued(slot int) bool {
 	p := q.pos[slot]
-	return p >= 0 && !(slot+1 == q.firing && q.heap[p].seq == q.firingSeq)
+	return p >= 0 && !(slot+1 == q.firing && q.heap[p].key == q.firingKey)
 }
 
 // whenOf returns the time slot is queued for (meaningful when queued).
@@ -133,15 +175,15 @@ func (q *eventQueue) peek() (int, int64) {
 	if len(q.heap) == 0 {
 		return -1, 0
 	}
-	return int(q.heap[0].slot), q.heap[0].when
+	return q.heap[0].slot(), q.heap[0].when
 }
 
 // fire starts dispatching the earliest slot: to everything but the heap it
 // is no longer queued. finish must follow.
 func (q *eventQueue) fire() int {
 	e := &q.heap[0]
-	q.firing, q.firingSeq = int(e.slot)+1, e.seq
-	return int(e.slot)
+	q.firing, q.firingKey = e.slot()+1, e.key
+	return e.slot()
 }
 
 // finish ends the dispatch begun by fire, dropping the fired entry unless
@@ -149,7 +191,7 @@ func (q *eventQueue) fire() int {
 func (q *eventQueue) finish() {
 	s := q.firing - 1
 	q.firing = 0
-	if p := q.pos[s]; p >= 0 && q.heap[p].seq == q.firingSeq {
+	if p := q.pos[s]; p >= 0 && q.heap[p].key == q.firingKey {
 		q.cancel(s)
 	}
 }

@@ -30,7 +30,7 @@ func TestEventQueueOrdersByTimeThenScheduleOrder(t *testing.T) {
 	}
 	var exp []ev
 	for s, w := range want {
-		exp = append(exp, ev{s, w, q.heap[q.pos[s]].seq})
+		exp = append(exp, ev{s, w, q.heap[q.pos[s]].key})
 	}
 	sort.Slice(exp, func(i, j int) bool {
 		if exp[i].when != exp[j].when {

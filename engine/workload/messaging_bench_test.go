@@ -2,33 +2,24 @@ package workload
 
 import (
 	"testing"
-	"time"
 
 	"schedplay/engine"
 )
 
 // benchMessaging runs spec on a preset per iteration — to completion for
-// a finite workload, else for dur of simulated time — and reports
-// simulated events and simulated seconds per wall second.
+// a finite workload, else for dur of simulated time (see benchRun for what
+// it reports).
 func benchMessaging(b *testing.B, presetName, spec string, dur int64) {
-	var events, simNS int64
-	var wall time.Duration
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		s := newPresetSim(b, presetName, uint64(i+1))
+	benchRun(b, func(seed uint64) *engine.Sim {
+		s := newPresetSim(b, presetName, seed)
 		if _, err := Add(s, spec, ""); err != nil {
 			b.Fatal(err)
 		}
-		b.StartTimer()
-		start := time.Now()
+		return s
+	}, func(s *engine.Sim) {
 		for !s.AllFinished() && s.Now() < dur && s.Step() {
 		}
-		wall += time.Since(start)
-		events += s.Events()
-		simNS += s.Now()
-	}
-	b.ReportMetric(float64(events)/wall.Seconds(), "events/s")
-	b.ReportMetric(float64(simNS)/1e9/wall.Seconds(), "sim-s/s")
+	})
 }
 
 // BenchmarkHackbenchZen4 is hackbench g=32 (1280 processes over AF_UNIX

@@ -1,0 +1,16 @@
+//go:build js && wasm
+
+package engine
+
+import "syscall/js"
+
+// cpuSeconds is the CPU time of the Node process running the test (user +
+// system, from process.cpuUsage), or -1 outside Node.
+func cpuSeconds() float64 {
+	p := js.Global().Get("process")
+	if p.IsUndefined() || p.Get("cpuUsage").IsUndefined() {
+		return -1
+	}
+	u := p.Call("cpuUsage")
+	return (u.Get("user").Float() + u.Get("system").Float()) / 1e6
+}
