@@ -99,14 +99,14 @@ func TestLayoutEveryPresetNestsAndDoesNotOverlap(t *testing.T) {
 		for _, sz := range canvasSizes {
 			for arms := 1; arms <= 2; arms++ {
 				name := fmt.Sprintf("%s %dx%d arms=%d", tp.Spec.Name, sz[0], sz[1], arms)
-				pl := LayoutPage(tp, sz[0], sz[1], arms, 2)
+				pl := LayoutPage(tp, sz[0], sz[1], arms, 2, nil)
 				if len(pl.Maps) != arms {
 					t.Fatalf("%s: %d maps", name, len(pl.Maps))
 				}
 				page := Rect{0, 0, sz[0], sz[1]}
 				for i, ml := range pl.Maps {
 					checkMap(t, fmt.Sprintf("%s map %d", name, i), tp, ml, page)
-					if ml.Bounds.Y < HeaderH {
+					if ml.Bounds.Y < pl.Header.Bottom() {
 						t.Errorf("%s: map %d overlaps the header", name, i)
 					}
 				}
@@ -142,7 +142,7 @@ func TestLayoutZen4CellsLegible(t *testing.T) {
 	}
 	for _, sz := range canvasSizes {
 		for arms := 1; arms <= 2; arms++ {
-			pl := LayoutPage(tp, sz[0], sz[1], arms, 1)
+			pl := LayoutPage(tp, sz[0], sz[1], arms, 1, nil)
 			for i, ml := range pl.Maps {
 				for cpu, c := range ml.CPUs {
 					if c.W < 2 || c.H < 2 {
@@ -165,7 +165,7 @@ func TestLayoutSmallMachinesGetLabelsAndBoundedCells(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pl := LayoutPage(tp, 1400, 900, 1, 1)
+		pl := LayoutPage(tp, 1400, 900, 1, 1, nil)
 		ml := pl.Maps[0]
 		if ml.Density != 0 || !ml.SocketLabels || !ml.LLCLabels {
 			t.Errorf("%s: density %d, labels %v/%v; want the roomy layout with labels", name, ml.Density, ml.SocketLabels, ml.LLCLabels)
