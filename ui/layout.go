@@ -68,8 +68,8 @@ var densities = [...]spacing{
 
 // Largest CPU cell: a P4 does not need a cell the size of the canvas.
 const (
-	maxCellW = 160
-	maxCellH = 96
+	maxCellW = 220
+	maxCellH = 130
 )
 
 // Label is a text placed on the map: a socket's, an LLC's or a core's
