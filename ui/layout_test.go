@@ -309,7 +309,7 @@ func TestPageLayoutFitsEverySizeAndMachine(t *testing.T) {
 					if cg.Plot.H < 20 || cg.Plot.W < 60 {
 						t.Errorf("%s: chart %d %+v leaves a plot of %+v", name, ci, c, cg.Plot)
 					}
-					for _, r := range append(append([]Rect{cg.Plot, cg.YAxis, cg.XAxis}, cg.Lines...)) {
+					for _, r := range append([]Rect{cg.Plot, cg.YAxis, cg.XAxis}, cg.Lines...) {
 						if !c.Contains(r) {
 							t.Errorf("%s: chart %d part %+v outside it %+v", name, ci, r, c)
 						}
