@@ -170,3 +170,57 @@ func LabelSpan(t Tick, length int) (int, int) {
 	a := min(max(t.Pos-w/2, 0), max(length-w, 0))
 	return a, a + w
 }
+
+// TickCache keeps an axis's spaced ticks until its inputs change, so a
+// frame that draws the same axis again allocates nothing.
+type TickCache struct {
+	key   [4]float64
+	ticks []Tick
+	ok    bool
+}
+
+// Get returns the cached ticks for key, or nil when they must be made.
+func (c *TickCache) Get(key [4]float64) []Tick {
+	if c.ok && c.key == key {
+		return c.ticks
+	}
+	return nil
+}
+
+// Set caches ticks for key and returns them.
+func (c *TickCache) Set(key [4]float64, ticks []Tick) []Tick {
+	c.key, c.ticks, c.ok = key, ticks, true
+	return ticks
+}
+
+// StaggerLabels splits labelled ticks into two rows so that no two labels
+// of a row overlap (gap pixels apart): each label goes in the first row
+// where it fits; a label that fits in neither is dropped. The result
+// holds copies.
+func StaggerLabels(ticks []Tick, length, gap int) [2][3]Tick {
+	var rows [2][3]Tick
+	var used [2][3][2]int
+	var nused [2]int
+	for _, t := range ticks {
+		if t.Label == "" {
+			continue
+		}
+		a, b := LabelSpan(t, length)
+		for r := range rows {
+			ok := true
+			for _, s := range used[r][:nused[r]] {
+				if a < s[1]+gap && s[0] < b+gap {
+					ok = false
+					break
+				}
+			}
+			if ok && nused[r] < len(rows[r]) {
+				rows[r][nused[r]] = t
+				used[r][nused[r]] = [2]int{a, b}
+				nused[r]++
+				break
+			}
+		}
+	}
+	return rows
+}

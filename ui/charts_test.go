@@ -218,3 +218,18 @@ func TestPathOrderAndShellSettings(t *testing.T) {
 		t.Error("cleared highlight still active")
 	}
 }
+
+// Percentile labels that would overlap go to a second row, not away.
+func TestStaggerLabels(t *testing.T) {
+	ticks := []Tick{{Pos: 100, Label: "p50"}, {Pos: 180, Label: "p99"}, {Pos: 190, Label: "p99.9"}}
+	rows := StaggerLabels(ticks, 300, 2)
+	if rows[0][0].Label != "p50" || rows[0][1].Label != "p99" || rows[1][0].Label != "p99.9" {
+		t.Errorf("rows %+v", rows)
+	}
+	for r := range rows {
+		labelsApart(t, "stagger", rows[r][:], 300, 2)
+	}
+	if n := testing.AllocsPerRun(20, func() { _ = StaggerLabels(ticks, 300, 2) }); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}

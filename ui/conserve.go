@@ -49,25 +49,24 @@ func waitingOn(v *engine.CPUView) int {
 func CountConservation(views []engine.CPUView, pinned []playground.PinnedTask) Conservation {
 	c := Conservation{CPUs: len(views)}
 	// Waiting tasks that may run anywhere: per CPU, its waiting count
-	// less its restricted tasks.
-	var restricted [64]int // per CPU, for the common small machines
-	var rs []int
-	if len(views) <= len(restricted) {
-		rs = restricted[:len(views)]
-	} else {
-		rs = make([]int, len(views))
-	}
-	for _, p := range pinned {
-		if p.CPU >= 0 && p.CPU < len(rs) {
-			rs[p.CPU]++
+	// less its restricted tasks (counted only when there are any, so the
+	// common case allocates nothing).
+	restricted := func(int) int { return 0 }
+	if len(pinned) > 0 {
+		rs := make([]int, len(views))
+		for _, p := range pinned {
+			if p.CPU >= 0 && p.CPU < len(rs) {
+				rs[p.CPU]++
+			}
 		}
+		restricted = func(i int) int { return rs[i] }
 	}
 	free := false
 	for i := range views {
 		v := &views[i]
 		n := waitingOn(v)
 		c.Waiting += n
-		if n > rs[i] {
+		if n > restricted(i) {
 			free = true
 		}
 		switch {

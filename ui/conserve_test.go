@@ -110,3 +110,23 @@ func TestSeriesRatesAndStates(t *testing.T) {
 		t.Errorf("SampleInterval(0.0007) = %d", iv)
 	}
 }
+
+// The canvas counts every frame: without pinned tasks it allocates
+// nothing, even on 512 CPUs.
+func TestConservationDoesNotAllocate(t *testing.T) {
+	views := make([]engine.CPUView, 512)
+	for i := range views {
+		views[i] = idleCPU()
+	}
+	views[7] = running(3)
+	n := testing.AllocsPerRun(50, func() {
+		c := CountConservation(views, nil)
+		_ = Classify(&views[7], false, 1, 3)
+		if c.Starved != 511 {
+			t.Fatal(c)
+		}
+	})
+	if n != 0 {
+		t.Errorf("%v allocations per count", n)
+	}
+}

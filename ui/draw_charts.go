@@ -23,8 +23,9 @@ type chartTexts struct {
 // pixels (0 off: solid). A solid, B dashed, C dotted, D long dashes.
 var armDash = [MaxArms][2]float32{{1, 0}, {5, 4}, {2, 3}, {10, 4}}
 
-// armStyleName names arm i's line style in the chart text.
-var armStyleName = [MaxArms]string{"solid", "dashed", "dotted", "long dash"}
+// armSampleW is the room after an arm's letter for a sample of its line
+// style, in characters.
+const armSampleW = 3
 
 // buildHeader rebuilds the status line (every frame: its t is the
 // simulated time of the snapshot shown, as the panel reports it).
@@ -57,17 +58,19 @@ func (g *Game) buildHeader() {
 	g.header = b
 }
 
-// armPrefix starts an arm's text line: "A (solid) " in a split view.
+// armPrefix starts an arm's text line in a split view: its letter, room
+// for a sample of its line style (drawn by chart), "base" for the
+// baseline arm.
 func (g *Game) armPrefix(x []byte, i int) []byte {
 	x = x[:0]
 	if g.narms > 1 {
 		x = append(x, g.arms[i].label[:1]...)
-		x = append(x, " ("...)
-		x = append(x, armStyleName[i]...)
-		if i == g.baseline {
-			x = append(x, ", baseline"...)
+		for k := 0; k < armSampleW+1; k++ {
+			x = append(x, ' ')
 		}
-		x = append(x, ") "...)
+		if i == g.baselineArm() {
+			x = append(x, "(base) "...)
+		}
 	}
 	return x
 }
@@ -126,14 +129,14 @@ func (g *Game) buildTexts() {
 		}
 	}
 
-	t.series[0][0] = append(t.series[0][0][:0], "CPUs probed per select_idle_cpu call"...)
+	t.series[0][0] = append(t.series[0][0][:0], "probes per select_idle_cpu call"...)
 	t.series[1][0] = append(t.series[1][0][:0], "throughput (ops/s)"...)
-	t.series[2][0] = append(t.series[2][0][:0], "idle CPUs a waiting task may run on"...)
+	t.series[2][0] = append(t.series[2][0][:0], "idle CPUs waiting work may use"...)
 	for i := 0; i < g.narms; i++ {
 		a, s := g.arms[i], g.arms[i].series
 		x := append(g.armPrefix(t.series[0][1+i], i), "now "...)
 		x = AppendFloat(x, s.Probes.MeanLast(4), 1)
-		x = append(x, "  run "...)
+		x = append(x, "  mean "...)
 		mean := math.NaN()
 		if a.tot.SISCalls > 0 {
 			mean = float64(a.tot.SISProbes) / float64(a.tot.SISCalls)
@@ -157,13 +160,13 @@ func (g *Game) buildTexts() {
 		c := a.cons
 		x = append(g.armPrefix(t.series[2][1+i], i), "now "...)
 		x = AppendInt(x, int64(c.Starved))
-		x = append(x, " of "...)
+		x = append(x, '/')
 		x = AppendInt(x, int64(c.Idle))
-		x = append(x, " idle, "...)
+		x = append(x, " idle  "...)
 		x = AppendInt(x, int64(c.Waking))
-		x = append(x, " waking, "...)
+		x = append(x, " waking  "...)
 		x = AppendInt(x, int64(c.Waiting))
-		x = append(x, " waiting"...)
+		x = append(x, " wait"...)
 		t.series[2][1+i] = x
 	}
 }
@@ -177,8 +180,10 @@ func (g *Game) baselineArm() int {
 }
 
 // chart draws a chart's background and text lines and returns its
-// geometry; right is room kept free right of the plot.
-func (g *Game) chart(r Rect, lines [][]byte, right int) ChartGeom {
+// geometry; right is room kept free right of the plot. In a split view
+// lines 1..narms are the arms', which get a sample of their line style
+// (in col) after their letter.
+func (g *Game) chart(r Rect, lines [][]byte, right int, col color.RGBA) ChartGeom {
 	p := g.p
 	p.fillR(r, colPanel)
 	cg := LayoutChart(r, len(lines), right)
@@ -187,7 +192,14 @@ func (g *Game) chart(r Rect, lines [][]byte, right int) ChartGeom {
 		if i > 0 {
 			c = colDim
 		}
-		p.text(cg.Lines[i].X, cg.Lines[i].Y, l, cg.Lines[i].W, c)
+		lr := cg.Lines[i]
+		p.text(lr.X, lr.Y, l, lr.W, c)
+		if g.narms > 1 && i >= 1 && i <= g.narms && lr.W > TextWidth(armSampleW+2) {
+			x0 := float32(lr.X + TextWidth(1) + 2)
+			y := float32(lr.Y + GlyphH/2 + 1)
+			phase := float32(0)
+			g.dashedLine(x0, y, x0+float32(TextWidth(armSampleW)-2), y, 2, col, i-1, &phase)
+		}
 	}
 	if cg.Plot.H >= 8 && cg.Plot.W >= 8 {
 		p.fillR(cg.Plot, colBackground)
@@ -195,11 +207,15 @@ func (g *Game) chart(r Rect, lines [][]byte, right int) ChartGeom {
 	return cg
 }
 
-// xTicks draws ticks along the plot's bottom with their labels under it
-// and vertical grid lines.
+// Tick caches per chart (histograms, then series): x and y axes.
+type chartTicks struct {
+	x, y [MaxHistPanels + 3]TickCache
+}
+
+// xTicks draws ticks (spaced: SpaceLabels) along the plot's bottom with
+// their labels under it and vertical grid lines.
 func (g *Game) xTicks(cg ChartGeom, ticks []Tick) {
 	p := g.p
-	ticks = SpaceLabels(ticks, cg.Plot.W, GlyphAdvance, false)
 	for _, t := range ticks {
 		x := float32(cg.Plot.X + t.Pos)
 		p.fill(x, float32(cg.Plot.Y), 1, float32(cg.Plot.H), colGrid)
@@ -211,11 +227,10 @@ func (g *Game) xTicks(cg ChartGeom, ticks []Tick) {
 	}
 }
 
-// yTicks draws ticks up the plot's left side (position 0 at the bottom)
-// with right-aligned labels and horizontal grid lines.
+// yTicks draws ticks (spaced) up the plot's left side (position 0 at the
+// bottom) with right-aligned labels and horizontal grid lines.
 func (g *Game) yTicks(cg ChartGeom, ticks []Tick) {
 	p := g.p
-	ticks = SpaceLabels(ticks, cg.Plot.H, 1, true)
 	for _, t := range ticks {
 		y := cg.Plot.Bottom() - 1 - t.Pos
 		p.fill(float32(cg.Plot.X), float32(y), float32(cg.Plot.W), 1, colGrid)
@@ -268,7 +283,7 @@ func (g *Game) drawHistograms() {
 		if w >= g.nhist {
 			break
 		}
-		cg := g.chart(r, g.tx.hist[w][:n], 0)
+		cg := g.chart(r, g.tx.hist[w][:n], 0, WorkloadColor(w))
 		plot := cg.Plot
 		if plot.H < 16 || plot.W < 16 {
 			continue
@@ -282,8 +297,18 @@ func (g *Game) drawHistograms() {
 			peak = max(peak, g.arms[i].hist[w].bins.Peak)
 		}
 		top := CountTop(peak)
-		g.yTicks(cg, CountTicks(top, plot.H))
-		g.xTicks(cg, LatencyTicks(bins0.MaxUS, plot.W))
+		yk := [4]float64{top, float64(plot.H)}
+		yt := g.ticks.y[w].Get(yk)
+		if yt == nil {
+			yt = g.ticks.y[w].Set(yk, SpaceLabels(CountTicks(top, plot.H), plot.H, 1, true))
+		}
+		g.yTicks(cg, yt)
+		xk := [4]float64{float64(bins0.MaxUS), float64(plot.W)}
+		xt := g.ticks.x[w].Get(xk)
+		if xt == nil {
+			xt = g.ticks.x[w].Set(xk, SpaceLabels(LatencyTicks(bins0.MaxUS, plot.W), plot.W, GlyphAdvance, false))
+		}
+		g.xTicks(cg, xt)
 		if peak == 0 {
 			p.textS(plot.X+4, plot.Y+4, "no wakeups yet", 0, colDim)
 			continue
@@ -344,10 +369,13 @@ func (g *Game) drawHistograms() {
 				}
 			}
 		}
-		for _, t := range SpaceLabels(ticks[:], plot.W, 2, false) {
-			if t.Label != "" {
-				a, _ := LabelSpan(t, plot.W)
-				p.textS(plot.X+a, plot.Y+1, t.Label, 0, colLine)
+		// Labels that would overlap go one line lower.
+		for row, ts := range StaggerLabels(ticks[:], plot.W, 2) {
+			for _, t := range ts {
+				if t.Label != "" {
+					a, _ := LabelSpan(t, plot.W)
+					p.textS(plot.X+a, plot.Y+1+row*lineH, t.Label, 0, colLine)
+				}
 			}
 		}
 	}
@@ -375,14 +403,25 @@ func (g *Game) drawSeries() {
 		if c == 2 {
 			right = 12*g.narms + 4 // the gauges
 		}
-		cg := g.chart(r, g.tx.series[c][:n], right)
+		lc := colLine
+		if c == 2 {
+			lc = colQueue
+		}
+		cg := g.chart(r, g.tx.series[c][:n], right, lc)
 		plot := cg.Plot
 		if plot.H < 16 || plot.W < 16 {
 			continue
 		}
+		tc := &g.ticks.x[MaxHistPanels+c]
 		if t1 > t0 {
-			g.xTicks(cg, TimeTicks(t0, t1, plot.W, max(plot.W/90, 2)))
+			xk := [4]float64{t0, t1, float64(plot.W)}
+			xt := tc.Get(xk)
+			if xt == nil {
+				xt = tc.Set(xk, SpaceLabels(TimeTicks(t0, t1, plot.W, max(plot.W/90, 2)), plot.W, GlyphAdvance, false))
+			}
+			g.xTicks(cg, xt)
 		}
+		yc := &g.ticks.y[MaxHistPanels+c]
 		switch c {
 		case 0:
 			top := 1.0
@@ -390,7 +429,7 @@ func (g *Game) drawSeries() {
 				top = max(top, g.arms[i].series.Probes.Max())
 			}
 			top = NiceCeil(top * 1.1)
-			g.yTicks(cg, ValueTicks(top, plot.H, AppendSI))
+			g.yTicks(cg, g.valueTicks(yc, top, plot.H))
 			for i := 0; i < g.narms; i++ {
 				s := g.arms[i].series
 				g.plotRing(plot, &s.T, &s.Probes, t0, t1, top, colLine, i)
@@ -403,7 +442,7 @@ func (g *Game) drawSeries() {
 				}
 			}
 			top = NiceCeil(top * 1.1)
-			g.yTicks(cg, ValueTicks(top, plot.H, AppendSI))
+			g.yTicks(cg, g.valueTicks(yc, top, plot.H))
 			for i := 0; i < g.narms; i++ {
 				a := g.arms[i]
 				for w := 0; w < min(a.nw, MaxHistPanels); w++ {
@@ -416,7 +455,7 @@ func (g *Game) drawSeries() {
 				top = max(top, g.arms[i].series.Starved.Max(), g.arms[i].series.Waking.Max())
 			}
 			top = NiceCeil(top * 1.1)
-			g.yTicks(cg, ValueTicks(top, plot.H, AppendSI))
+			g.yTicks(cg, g.valueTicks(yc, top, plot.H))
 			for i := 0; i < g.narms; i++ {
 				s := g.arms[i].series
 				g.plotRing(plot, &s.T, &s.Waking, t0, t1, top, colWaking, i)
@@ -425,6 +464,15 @@ func (g *Game) drawSeries() {
 			}
 		}
 	}
+}
+
+// valueTicks are the (cached) ticks of a linear axis 0..top.
+func (g *Game) valueTicks(c *TickCache, top float64, h int) []Tick {
+	k := [4]float64{top, float64(h)}
+	if t := c.Get(k); t != nil {
+		return t
+	}
+	return c.Set(k, SpaceLabels(ValueTicks(top, h, AppendSI), h, 1, true))
 }
 
 // meter draws arm i's gauge right of the plot: the machine's CPUs now,

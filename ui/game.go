@@ -84,6 +84,7 @@ type Game struct {
 	header        []byte
 	scratch       []byte
 	tx            chartTexts
+	ticks         chartTicks
 	firstDrawDone bool
 
 	// What the shell set (SetHighlight, SetBaseline), copied each frame.
@@ -97,6 +98,7 @@ type Game struct {
 	frames      int
 	windowStart time.Time
 	frameMs     atomic.Uint64 // float64 bits
+	shownT      atomic.Uint64 // float64 bits: ShownTime
 }
 
 // target names a CPU of an arm (cpu -1: none).
@@ -144,6 +146,11 @@ func (g *Game) SetHighlightDecision(arm, target int, path []int, chosen int) {
 // Safe to call from any goroutine.
 func (g *Game) SetBaseline(arm int) { g.shell.setBaseline(arm) }
 
+// ShownTime is the simulated time of the snapshot the canvas shows (arm
+// A's), in seconds: the t of its status line, for a panel that wants to
+// show the same figure.
+func (g *Game) ShownTime() float64 { return math.Float64frombits(g.shownT.Load()) }
+
 // FrameMs is the average CPU time of Update plus Draw per frame over the
 // last complete second, in milliseconds.
 func (g *Game) FrameMs() float64 { return math.Float64frombits(g.frameMs.Load()) }
@@ -177,6 +184,7 @@ func (g *Game) Update() error {
 	g.shellGen = g.shell.copyTo(g.shellGen, &g.hl, &g.baseline)
 	slow = g.read(stepped, slow)
 	g.buildHeader()
+	g.shownT.Store(math.Float64bits(float64(g.now) / 1e9))
 
 	if !g.paused {
 		for i := 0; i < g.narms; i++ {
