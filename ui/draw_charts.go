@@ -276,9 +276,6 @@ func (g *Game) drawHistograms() {
 	p := g.p
 	base := g.baselineArm()
 	n := histLines(g.narms)
-	if g.narms > 2 {
-		n = 2 + g.narms
-	}
 	for w, r := range g.page.Hists {
 		if w >= g.nhist {
 			break

@@ -514,15 +514,15 @@ func armLabelHeight(arms int) int {
 // histMinH and seriesMinH are the smallest useful chart heights: their
 // text lines, a plot and the x-axis labels.
 func histMinH(arms int) int   { return histLines(arms)*lineH + 40 + axisH }
-func seriesMinH(arms int) int { return (1+min(arms, 2))*lineH + 30 + axisH }
+func seriesMinH(arms int) int { return (1+arms)*lineH + 30 + axisH }
 
 // histLines is the number of text lines above a histogram: the title,
-// one per arm (at most two) and the comparison with the baseline.
+// one per arm and (in a split view) the comparison with the baseline.
 func histLines(arms int) int {
 	if arms <= 1 {
 		return 2
 	}
-	return 2 + min(arms, 2)
+	return 2 + arms
 }
 
 // shiftMap moves a map laid out at y=0 down so that its top is at y.
