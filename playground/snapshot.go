@@ -36,6 +36,13 @@ type Snapshot struct {
 	InfoCPU int
 	InfoOK  bool
 	Info    engine.Decision
+	// Polling says, per CPU, that it idles in a polling state (the
+	// engine's Sim.Polling).
+	Polling []bool
+	// Pinned lists the tasks waiting on a runqueue whose affinity does
+	// not cover every CPU (the work-conservation meter counts a waiting
+	// task only for the idle CPUs it may run on).
+	Pinned []PinnedTask
 
 	ring [MaxSnapDecisions]engine.Decision // Fill's scratch
 }
@@ -47,6 +54,18 @@ type HistSnap struct {
 	Pct   [3]int64 // p50, p99, p99.9 (µs)
 	Max   int64
 	Bars  []histo.Bar
+}
+
+// PinnedTask is a waiting task with a restricted affinity: the CPU whose
+// runqueue it waits on and the CPUs it may run on (bit i of Allowed[i/64]).
+type PinnedTask struct {
+	CPU     int
+	Allowed []uint64
+}
+
+// Allows reports whether the task may run on cpu.
+func (p *PinnedTask) Allows(cpu int) bool {
+	return cpu >= 0 && cpu/64 < len(p.Allowed) && p.Allowed[cpu/64]&(1<<uint(cpu%64)) != 0
 }
 
 // SnapPercentiles are the percentiles HistSnap.Pct holds.
@@ -110,6 +129,11 @@ func (s *Snapshot) Fill(sim *engine.Sim, dec int64, bars bool, info int) int64 {
 			hs.Bars = h.AppendBars(hs.Bars)
 		}
 	}
+	s.Polling = s.Polling[:0]
+	for c := range s.Views {
+		s.Polling = append(s.Polling, s.Views[c].Curr < 0 && sim.Polling(c))
+	}
+	s.fillPinned(sim)
 	s.InfoCPU, s.InfoOK = info, false
 	if info >= 0 && info < len(s.Views) {
 		d, probes, ok := sim.LastDecisionOn(info, nil)
@@ -121,8 +145,38 @@ func (s *Snapshot) Fill(sim *engine.Sim, dec int64, bars bool, info int) int64 {
 	return dec
 }
 
+// fillPinned lists the runnable tasks with a restricted affinity.
+func (s *Snapshot) fillPinned(sim *engine.Sim) {
+	ncpu := len(s.Views)
+	n := 0
+	for id := 0; id < sim.NumTasks(); id++ {
+		t := sim.Task(engine.TaskID(id))
+		if t == nil || t.State() != engine.TaskRunnable {
+			continue
+		}
+		m := t.Allowed()
+		if m.Weight() >= ncpu {
+			continue
+		}
+		if n == len(s.Pinned) {
+			s.Pinned = append(s.Pinned, PinnedTask{})
+		}
+		p := &s.Pinned[n]
+		n++
+		p.CPU = t.CPU()
+		p.Allowed = p.Allowed[:0]
+		for w := 0; w < (ncpu+63)/64; w++ {
+			p.Allowed = append(p.Allowed, 0)
+		}
+		for c := m.First(); c >= 0 && c < ncpu; c = m.Next(c + 1) {
+			p.Allowed[c/64] |= 1 << uint(c%64)
+		}
+	}
+	s.Pinned = s.Pinned[:n]
+}
+
 // snapVersion starts every encoded snapshot.
-const snapVersion = 1
+const snapVersion = 2
 
 type enc struct{ b []byte }
 
@@ -212,6 +266,19 @@ func (s *Snapshot) Encode(b []byte) []byte {
 	e.u(s.InfoOK)
 	if s.InfoOK {
 		e.decision(&s.Info)
+	}
+	e.i(int64(len(s.Polling)))
+	for _, v := range s.Polling {
+		e.u(v)
+	}
+	e.i(int64(len(s.Pinned)))
+	for i := range s.Pinned {
+		p := &s.Pinned[i]
+		e.i(int64(p.CPU))
+		e.i(int64(len(p.Allowed)))
+		for _, w := range p.Allowed {
+			e.i(int64(w))
+		}
 	}
 	return e.b
 }
@@ -356,6 +423,21 @@ func (s *Snapshot) Decode(b []byte) error {
 	s.InfoOK = d.u()
 	if s.InfoOK {
 		d.decision(&s.Info)
+	}
+	n = d.n(1)
+	s.Polling = s.Polling[:0]
+	for k := 0; k < n; k++ {
+		s.Polling = append(s.Polling, d.u())
+	}
+	n = d.n(16)
+	s.Pinned = s.Pinned[:0]
+	for k := 0; k < n && !d.bad; k++ {
+		p := PinnedTask{CPU: int(d.i())}
+		m := d.n(8)
+		for q := 0; q < m; q++ {
+			p.Allowed = append(p.Allowed, uint64(d.i()))
+		}
+		s.Pinned = append(s.Pinned, p)
 	}
 	if d.bad {
 		return errSnapshot

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"schedplay/engine"
+	"schedplay/engine/cpumask"
 )
 
 // A snapshot of a running simulation survives its byte encoding.
@@ -35,5 +36,50 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		if err := got.Decode(b[:n]); err == nil {
 			t.Fatalf("a truncated snapshot (%d of %d bytes) decoded", n, len(b))
 		}
+	}
+}
+
+// Pinned lists exactly the waiting tasks with a restricted affinity, with
+// their masks; Polling has one entry per CPU; both survive the encoding.
+func TestSnapshotPinnedAndPolling(t *testing.T) {
+	st := Default()
+	cfg := st.Config(0)
+	sim, err := cfg.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ncpu := sim.Topology().NCPU
+	two := cpumask.Of(ncpu, 0, 1)
+	for id := 0; id < sim.NumTasks(); id++ {
+		if err := sim.SetAffinity(engine.TaskID(id), two); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sim.RunUntil(50 * engine.Millisecond)
+	var s Snapshot
+	s.Fill(sim, 0, false, -1)
+	if len(s.Polling) != ncpu {
+		t.Fatalf("%d polling flags for %d CPUs", len(s.Polling), ncpu)
+	}
+	waiting := 0
+	for id := 0; id < sim.NumTasks(); id++ {
+		if sim.Task(engine.TaskID(id)).State() == engine.TaskRunnable {
+			waiting++
+		}
+	}
+	if waiting == 0 || len(s.Pinned) != waiting {
+		t.Fatalf("%d runnable tasks, %d pinned entries", waiting, len(s.Pinned))
+	}
+	for _, p := range s.Pinned {
+		if !p.Allows(0) || !p.Allows(1) || p.Allows(2) || p.Allows(ncpu-1) || p.Allows(-1) || p.Allows(ncpu+64) {
+			t.Errorf("pinned task on CPU %d: mask %x", p.CPU, p.Allowed)
+		}
+	}
+	var got Snapshot
+	if err := got.Decode(s.Encode(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Pinned, s.Pinned) || !reflect.DeepEqual(got.Polling, s.Polling) {
+		t.Error("pinned tasks or polling flags differ after the round trip")
 	}
 }

@@ -38,10 +38,11 @@ func appendSig3(dst []byte, v float64) []byte {
 	return strconv.AppendFloat(dst, v, 'f', prec, 64)
 }
 
-// AppendSeconds appends a simulated time in nanoseconds as seconds with
-// millisecond resolution: "12.345s".
+// AppendSeconds appends a simulated time in nanoseconds as seconds,
+// rounded to the nearest millisecond as the page's panel rounds it
+// (JavaScript's toFixed(3)): "12.346s" for 12 345 678 901 ns.
 func AppendSeconds(dst []byte, ns int64) []byte {
-	ms := ns / 1e6
+	ms := (ns + 5e5) / 1e6
 	dst = strconv.AppendInt(dst, ms/1000, 10)
 	dst = append(dst, '.')
 	f := ms % 1000

@@ -62,7 +62,9 @@ type Game struct {
 	gen           int // the App generation the snapshot belongs to
 	haveGen       bool
 	topo          *machine.Topology
-	arms          [2]*armState
+	firstPhys     int // index of the first non-polling idle state
+	legend        []legendItem
+	arms          [MaxArms]*armState
 	narms         int
 	nhist         int
 	sampleNS      int64 // simulated time between chart samples
@@ -82,13 +84,21 @@ type Game struct {
 	header        []byte
 	scratch       []byte
 	tx            chartTexts
+	ticks         chartTicks
 	firstDrawDone bool
+
+	// What the shell set (SetHighlight, SetBaseline), copied each frame.
+	shell    *shellSettings
+	shellGen int
+	hl       Highlight
+	baseline int
 
 	// Frame cost: work time and frames in the current one-second window.
 	workNS      int64
 	frames      int
 	windowStart time.Time
 	frameMs     atomic.Uint64 // float64 bits
+	shownT      atomic.Uint64 // float64 bits: ShownTime
 }
 
 // target names a CPU of an arm (cpu -1: none).
@@ -99,7 +109,8 @@ type target struct{ arm, cpu int }
 func New(app Source, opts Options) *Game {
 	ebiten.SetTPS(ebiten.SyncWithFPS)
 	g := &Game{
-		app: app, opts: opts, p: newPainter(),
+		app: app, opts: opts, p: newPainter(), shell: newShellSettings(),
+		hl:    Highlight{Arm: -1, Target: -1, Chosen: -1},
 		hover: target{-1, -1}, pin: target{-1, -1}, shownLast: target{-2, -2},
 		header:  make([]byte, 0, 256),
 		scratch: make([]byte, 0, 64),
@@ -110,6 +121,35 @@ func New(app Source, opts Options) *Game {
 	g.info.init()
 	return g
 }
+
+// SetHighlight highlights a wakeup decision's probe path on arm A's map:
+// the CPUs in the order they were probed, joined by a line and numbered.
+// An empty path clears the highlight. Safe to call from any goroutine.
+func (g *Game) SetHighlight(path []int) {
+	arm := 0
+	if len(path) == 0 {
+		arm = -1
+	}
+	g.shell.setHighlight(Highlight{Arm: arm, Target: -1, Path: path, Chosen: -1})
+}
+
+// SetHighlightDecision highlights a decision on arm arm's map (0 = A):
+// its target (wake_affine's pick; -1: none), the CPUs probed in order,
+// and the CPU chosen (-1: none). arm -1 clears the highlight. Safe to
+// call from any goroutine.
+func (g *Game) SetHighlightDecision(arm, target int, path []int, chosen int) {
+	g.shell.setHighlight(Highlight{Arm: arm, Target: target, Path: path, Chosen: chosen})
+}
+
+// SetBaseline makes arm the one the charts compare the others with (its
+// histogram is filled, the "vs" figures are relative to it); 0 = A.
+// Safe to call from any goroutine.
+func (g *Game) SetBaseline(arm int) { g.shell.setBaseline(arm) }
+
+// ShownTime is the simulated time of the snapshot the canvas shows (arm
+// A's), in seconds: the t of its status line, for a panel that wants to
+// show the same figure.
+func (g *Game) ShownTime() float64 { return math.Float64frombits(g.shownT.Load()) }
 
 // FrameMs is the average CPU time of Update plus Draw per frame over the
 // last complete second, in milliseconds.
@@ -141,7 +181,10 @@ func (g *Game) Update() error {
 		g.speed = g.app.Speed()
 	}
 
+	g.shellGen = g.shell.copyTo(g.shellGen, &g.hl, &g.baseline)
 	slow = g.read(stepped, slow)
+	g.buildHeader()
+	g.shownT.Store(math.Float64bits(float64(g.now) / 1e9))
 
 	if !g.paused {
 		for i := 0; i < g.narms; i++ {
@@ -255,6 +298,7 @@ func (g *Game) Draw(screen *ebiten.Image) {
 		for i := 0; i < g.narms && i < len(g.page.Maps); i++ {
 			g.drawFlashes(i)
 		}
+		g.drawHighlight()
 		g.drawSelection()
 		g.drawHistograms()
 		g.drawSeries()

@@ -1,12 +1,10 @@
 package ui
 
 import (
-	"image/color"
 	"math"
 	"testing"
 
 	"schedplay/engine"
-	"schedplay/engine/histo"
 )
 
 func TestFormat(t *testing.T) {
@@ -19,7 +17,8 @@ func TestFormat(t *testing.T) {
 		{string(AppendUS(nil, 12500)), "12.5ms"},
 		{string(AppendUS(nil, 125000)), "125ms"},
 		{string(AppendUS(nil, 1500000)), "1.50s"},
-		{string(AppendSeconds(nil, 12345678901)), "12.345s"},
+		{string(AppendSeconds(nil, 12345678901)), "12.346s"},
+		{string(AppendSeconds(nil, 12345499999)), "12.345s"},
 		{string(AppendSeconds(nil, 5007000000)), "5.007s"},
 		{string(AppendSeconds(nil, 0)), "0.000s"},
 		{string(AppendSI(nil, 950)), "950"},
@@ -115,81 +114,6 @@ func TestFlashRingKeepsNewestAndFades(t *testing.T) {
 	s.Flush(&r)
 	if r.Len() != FlashesPerFrame || r.At(0).Target != 20-FlashesPerFrame || r.At(FlashesPerFrame-1).Target != 19 {
 		t.Errorf("staging kept %d, oldest %d", r.Len(), r.At(0).Target)
-	}
-}
-
-func TestLogBins(t *testing.T) {
-	if DecadeCeil(5) != 100 || DecadeCeil(101) != 1000 || DecadeCeil(1000) != 1000 {
-		t.Error("DecadeCeil")
-	}
-	if LogPos(1, 1000) != 0 || LogPos(1000, 1000) != 1 || math.Abs(LogPos(10, 100)-0.5) > 1e-9 {
-		t.Error("LogPos")
-	}
-	h := histo.New()
-	for i := 0; i < 100; i++ {
-		h.Record(10)
-	}
-	h.Record(5000)
-	var b LogBins
-	b.Fill(h.Bars(), DecadeCeil(h.Percentile(100)))
-	if b.Total != 101 || b.Peak != 100 || b.MaxUS != 10000 {
-		t.Errorf("bins: total %d peak %d max %d", b.Total, b.Peak, b.MaxUS)
-	}
-	if b.Count[int(0.25*NBins)] != 100 {
-		t.Errorf("10us should land a quarter along a 1us..10ms axis")
-	}
-}
-
-func TestSeriesRates(t *testing.T) {
-	a := NewArmSeries()
-	a.Sample(engine.Totals{Now: 0}, []int64{0})
-	a.Sample(engine.Totals{Now: engine.Second / 2, SISCalls: 10, SISProbes: 40, ConservationNS: engine.Second / 4,
-		LLCConservationNS: engine.Second / 10}, []int64{500})
-	if a.Probes.Last() != 4 || a.Ops[0].Last() != 1000 || a.Cons.Last() != 0.5 || a.LLCCons.Last() != 0.2 || a.T.Last() != 0.5 {
-		t.Errorf("probes %v ops %v cons %v llc %v t %v", a.Probes.Last(), a.Ops[0].Last(), a.Cons.Last(), a.LLCCons.Last(), a.T.Last())
-	}
-	a.Sample(engine.Totals{Now: engine.Second, SISCalls: 10, SISProbes: 40}, []int64{500})
-	if !math.IsNaN(a.Probes.Last()) {
-		t.Error("an interval without select_idle_cpu calls has no probe figure")
-	}
-	if iv := SampleInterval(1); iv != 100*engine.Millisecond {
-		t.Errorf("SampleInterval(1) = %d", iv)
-	}
-	if iv := SampleInterval(0.0007); iv != 100*engine.Microsecond {
-		t.Errorf("SampleInterval(0.0007) = %d", iv)
-	}
-	if iv := SampleInterval(1e-9); iv != 10*engine.Microsecond {
-		t.Errorf("SampleInterval(1e-9) = %d", iv)
-	}
-}
-
-func TestCellColor(t *testing.T) {
-	idle := engine.CPUView{Curr: -1, Workload: -1, Idle: true}
-	deep := idle
-	deep.CState = 3
-	if CellColor(&idle, 4) != colIdle || CellColor(&deep, 4) != colIdleDeep {
-		t.Error("idle colours: shallow and deepest C-state")
-	}
-	run := engine.CPUView{Curr: 7, Workload: 1}
-	if CellColor(&run, 4) != WorkloadColor(1) {
-		t.Error("running colour is the workload's at nice 0")
-	}
-	lo, hi := run, run
-	lo.Nice, hi.Nice = -20, 19
-	lum := func(c color.RGBA) int { return int(c.R) + int(c.G) + int(c.B) }
-	if !(lum(CellColor(&lo, 4)) > lum(CellColor(&run, 4)) && lum(CellColor(&run, 4)) > lum(CellColor(&hi, 4))) {
-		t.Error("negative nice lighter, positive nice darker")
-	}
-	held := idle
-	held.SMTHeld, held.Queued = true, 1
-	if CellColor(&held, 4) != colSMTHeld {
-		t.Error("SMT-held idle is distinct")
-	}
-	if QueueFraction(0) != 0 || QueueFraction(2) != 0.5 || QueueFraction(9) != 1 {
-		t.Error("QueueFraction")
-	}
-	if WorkloadColor(0) == WorkloadColor(1) || WorkloadColor(len(workloadPalette)) != WorkloadColor(0) {
-		t.Error("palette")
 	}
 }
 

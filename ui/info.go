@@ -84,6 +84,10 @@ func (b *infoBox) build(g *Game, arms []*playground.ArmView) {
 		*l = AppendInt(*l, int64(v.LatencyNice))
 	case v.SMTHeld:
 		*l = append(*l, "idle: SMT_NICE holds it back with work queued"...)
+	case v.Queued > 0 || !v.Idle:
+		*l = append(*l, "waking: leaving its idle state for work decided for it"...)
+	case t.cpu < len(a.polling) && a.polling[t.cpu]:
+		*l = append(*l, "idle, polling (no IPI needed, no exit latency)"...)
 	default:
 		*l = append(*l, "idle in "...)
 		if st := tp.Spec.IdleStates; v.CState >= 0 && v.CState < len(st) {
@@ -214,11 +218,11 @@ func (g *Game) drawInfo() {
 	y = max(min(y, g.h-h), 0)
 	r := Rect{x, y, w, h}
 	g.p.fillR(r, colInfoBox)
-	col := colHover
-	if g.pin.cpu >= 0 {
-		col = colPinned
-	}
+	col := colMark
 	g.p.stroke(r, 1, col)
+	if g.pin.cpu >= 0 {
+		g.p.stroke(r.Inset(2), 1, col)
+	}
 	for i := 0; i < b.n; i++ {
 		c := colText
 		if i == 0 {

@@ -99,14 +99,14 @@ func TestLayoutEveryPresetNestsAndDoesNotOverlap(t *testing.T) {
 		for _, sz := range canvasSizes {
 			for arms := 1; arms <= 2; arms++ {
 				name := fmt.Sprintf("%s %dx%d arms=%d", tp.Spec.Name, sz[0], sz[1], arms)
-				pl := LayoutPage(tp, sz[0], sz[1], arms, 2)
+				pl := LayoutPage(tp, sz[0], sz[1], arms, 2, nil)
 				if len(pl.Maps) != arms {
 					t.Fatalf("%s: %d maps", name, len(pl.Maps))
 				}
 				page := Rect{0, 0, sz[0], sz[1]}
 				for i, ml := range pl.Maps {
 					checkMap(t, fmt.Sprintf("%s map %d", name, i), tp, ml, page)
-					if ml.Bounds.Y < HeaderH {
+					if ml.Bounds.Y < pl.Header.Bottom() {
 						t.Errorf("%s: map %d overlaps the header", name, i)
 					}
 				}
@@ -142,7 +142,7 @@ func TestLayoutZen4CellsLegible(t *testing.T) {
 	}
 	for _, sz := range canvasSizes {
 		for arms := 1; arms <= 2; arms++ {
-			pl := LayoutPage(tp, sz[0], sz[1], arms, 1)
+			pl := LayoutPage(tp, sz[0], sz[1], arms, 1, nil)
 			for i, ml := range pl.Maps {
 				for cpu, c := range ml.CPUs {
 					if c.W < 2 || c.H < 2 {
@@ -165,7 +165,7 @@ func TestLayoutSmallMachinesGetLabelsAndBoundedCells(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pl := LayoutPage(tp, 1400, 900, 1, 1)
+		pl := LayoutPage(tp, 1400, 900, 1, 1, nil)
 		ml := pl.Maps[0]
 		if ml.Density != 0 || !ml.SocketLabels || !ml.LLCLabels {
 			t.Errorf("%s: density %d, labels %v/%v; want the roomy layout with labels", name, ml.Density, ml.SocketLabels, ml.LLCLabels)
@@ -198,5 +198,223 @@ func TestRect(t *testing.T) {
 	}
 	if !a.Has(9, 9) || a.Has(10, 0) {
 		t.Error("Has")
+	}
+}
+
+// machineWith builds a topology of the given shape from the P4 preset's
+// costs (for CPU counts no preset has).
+func machineWith(t *testing.T, sockets, cores, threads, coresPerLLC int) *machine.Topology {
+	t.Helper()
+	spec, err := presets.Machine("intel-2s-44c-88t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := *spec
+	s.Name = fmt.Sprintf("test-%ds-%dc-%dt", sockets, cores, threads)
+	s.Topology.Sockets, s.Topology.CoresPerSocket, s.Topology.ThreadsPerCore, s.Topology.CoresPerLLC = sockets, cores, threads, coresPerLLC
+	s.Topology.LLCsPerCCD = 0
+	s.SMTThroughput = s.SMTThroughput[:min(len(s.SMTThroughput), threads)]
+	for len(s.SMTThroughput) < threads {
+		s.SMTThroughput = append(s.SMTThroughput, 1)
+	}
+	tp, err := machine.Build(&s)
+	if err != nil {
+		t.Fatalf("%s: %v", s.Name, err)
+	}
+	return tp
+}
+
+// pageTopologies are the machines the page must lay out: 1 CPU (the P4),
+// 4 CPUs, 88 (the Intel two-socket) and 512 (Zen4).
+func pageTopologies(t *testing.T) []*machine.Topology {
+	var out []*machine.Topology
+	for _, name := range []string{"p4-up-1c-1t", "intel-2s-44c-88t", "amd-zen4-2s-256c-512t"} {
+		spec, err := presets.Machine(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tp, err := machine.Build(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tp)
+	}
+	out = append(out, machineWith(t, 1, 2, 2, 2))
+	return out
+}
+
+// Canvas sizes from 1024×768 to 4K: the window, and the canvas the page
+// leaves beside its 320 px control panel.
+var pageSizes = [][2]int{{1024, 768}, {704, 768}, {1920, 1080}, {1600, 1080}, {3840, 2160}, {3520, 2160}}
+
+var testLegend = []string{"schbench", "hog", "idle C1", "idle C1E", "idle C6", "polling", "waking", "runqueue depth", "SMT-held", "has_idle_cores", "wakeup: target>chosen, probed"}
+
+// Every page lays out inside the canvas: header, maps, labels, charts and
+// their axes, nothing overlapping.
+func TestPageLayoutFitsEverySizeAndMachine(t *testing.T) {
+	for _, tp := range pageTopologies(t) {
+		for _, sz := range pageSizes {
+			for _, arms := range []int{1, 2, 4} {
+				name := fmt.Sprintf("%s (%d CPUs) %dx%d arms=%d", tp.Spec.Name, tp.NCPU, sz[0], sz[1], arms)
+				pl := LayoutPage(tp, sz[0], sz[1], arms, 2, testLegend)
+				page := Rect{0, 0, sz[0], sz[1]}
+				if len(pl.Maps) != arms {
+					t.Fatalf("%s: %d maps", name, len(pl.Maps))
+				}
+				// The legend: every item shown, inside the header, apart.
+				for i, r := range pl.Legend {
+					if r.W == 0 {
+						t.Errorf("%s: legend item %q dropped", name, testLegend[i])
+						continue
+					}
+					if !pl.Header.Contains(r) {
+						t.Errorf("%s: legend item %q %+v outside the header %+v", name, testLegend[i], r, pl.Header)
+					}
+					for j := i + 1; j < len(pl.Legend); j++ {
+						if r.Overlaps(pl.Legend[j]) {
+							t.Errorf("%s: legend items %d and %d overlap", name, i, j)
+						}
+					}
+				}
+				var boxes []Rect
+				for i, ml := range pl.Maps {
+					mn := fmt.Sprintf("%s map %d", name, i)
+					checkMap(t, mn, tp, ml, page)
+					checkLabels(t, mn, tp, ml)
+					if ml.Bounds.Y < pl.Header.Bottom() {
+						t.Errorf("%s: overlaps the header", mn)
+					}
+					if arms > 1 {
+						lr := pl.ArmLabels[i]
+						if !page.Contains(lr) || lr.Overlaps(ml.Bounds) || lr.Y < pl.Header.Bottom() {
+							t.Errorf("%s: arm label %+v", mn, lr)
+						}
+						boxes = append(boxes, lr)
+					}
+					boxes = append(boxes, ml.Bounds)
+					if ml.Cell < 2 {
+						t.Errorf("%s: cells of %d px", mn, ml.Cell)
+					}
+				}
+				charts := append(append([]Rect(nil), pl.Hists...), pl.Series[:]...)
+				for ci, c := range charts {
+					if !page.Contains(c) {
+						t.Errorf("%s: chart %d %+v outside the canvas", name, ci, c)
+					}
+					lines := histLines(arms)
+					if ci >= len(pl.Hists) {
+						lines = 1 + arms
+					}
+					cg := LayoutChart(c, lines, 12*arms+4)
+					if cg.Plot.H < 20 || cg.Plot.W < 60 {
+						t.Errorf("%s: chart %d %+v leaves a plot of %+v", name, ci, c, cg.Plot)
+					}
+					for _, r := range append([]Rect{cg.Plot, cg.YAxis, cg.XAxis}, cg.Lines...) {
+						if !c.Contains(r) {
+							t.Errorf("%s: chart %d part %+v outside it %+v", name, ci, r, c)
+						}
+					}
+					if cg.YAxis.Overlaps(cg.Plot) || cg.XAxis.Overlaps(cg.Plot) || cg.XAxis.Overlaps(cg.YAxis) || cg.Lines[len(cg.Lines)-1].Overlaps(cg.YAxis) {
+						t.Errorf("%s: chart %d axes overlap %+v", name, ci, cg)
+					}
+					boxes = append(boxes, c)
+				}
+				for i := range boxes {
+					for j := i + 1; j < len(boxes); j++ {
+						if boxes[i].Overlaps(boxes[j]) {
+							t.Errorf("%s: %+v and %+v overlap", name, boxes[i], boxes[j])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// checkLabels: every label inside its box and the canvas, none
+// overlapping another label, a CPU cell or a has_idle_cores square.
+func checkLabels(t *testing.T, name string, tp *machine.Topology, ml *MachineLayout) {
+	t.Helper()
+	for i, l := range ml.Labels {
+		if TextWidth(len(l.Text)) != l.R.W || l.R.H != GlyphH {
+			t.Errorf("%s: label %q sized %+v", name, l.Text, l.R)
+		}
+		inside := false
+		for _, rs := range [][]Rect{ml.Sockets, ml.LLCs, ml.Cores} {
+			for _, r := range rs {
+				if r.Contains(l.R) {
+					inside = true
+				}
+			}
+		}
+		if !inside {
+			t.Errorf("%s: label %q %+v in no box", name, l.Text, l.R)
+		}
+		for j := i + 1; j < len(ml.Labels); j++ {
+			if l.R.Overlaps(ml.Labels[j].R) {
+				t.Errorf("%s: labels %q and %q overlap", name, l.Text, ml.Labels[j].Text)
+			}
+		}
+		for cpu, c := range ml.CPUs {
+			if l.R.Overlaps(c) {
+				t.Errorf("%s: label %q overlaps CPU %d", name, l.Text, cpu)
+			}
+		}
+		for k, h := range ml.Hints {
+			if l.R.Overlaps(h) {
+				t.Errorf("%s: label %q overlaps LLC %d's square", name, l.Text, k)
+			}
+		}
+	}
+	if ml.LLCLabels {
+		for l, k := range ml.LLCLabel {
+			if k < 0 || !ml.LLCs[l].Contains(ml.Labels[k].R) {
+				t.Errorf("%s: LLC %d without its label", name, l)
+			}
+		}
+	}
+}
+
+// Zen4's 32 LLCs are labelled at every size from 1024×768 up, for one
+// map and for an A/B pair.
+func TestZen4LLCLabelsShow(t *testing.T) {
+	spec, err := presets.Machine("amd-zen4-2s-256c-512t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := machine.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sz := range pageSizes {
+		for _, arms := range []int{1, 2} {
+			pl := LayoutPage(tp, sz[0], sz[1], arms, 1, testLegend)
+			for i, ml := range pl.Maps {
+				if !ml.LLCLabels || !ml.SocketLabels {
+					t.Errorf("zen4 %dx%d arms=%d map %d: LLC labels %v, socket labels %v (cell %d, density %d)", sz[0], sz[1], arms, i, ml.LLCLabels, ml.SocketLabels, ml.Cell, ml.Density)
+				}
+				t.Logf("zen4 %dx%d arms=%d: cell %d px, density %d, map %+v", sz[0], sz[1], arms, ml.Cell, ml.Density, ml.Bounds)
+			}
+		}
+	}
+}
+
+// Small machines get the roomy layout: labelled core boxes and big cells;
+// the one-CPU P4 is not a speck in the corner.
+func TestSmallMachinesLabelledAndLarge(t *testing.T) {
+	for _, tp := range pageTopologies(t) {
+		if tp.NCPU > 4 {
+			continue
+		}
+		for _, sz := range pageSizes {
+			pl := LayoutPage(tp, sz[0], sz[1], 1, 1, testLegend)
+			ml := pl.Maps[0]
+			if !ml.CoreLabels || !ml.LLCLabels || !ml.SocketLabels {
+				t.Errorf("%s %dx%d: labels socket %v LLC %v core %v", tp.Spec.Name, sz[0], sz[1], ml.SocketLabels, ml.LLCLabels, ml.CoreLabels)
+			}
+			if ml.Cell < 40 {
+				t.Errorf("%s %dx%d: cells of %d px", tp.Spec.Name, sz[0], sz[1], ml.Cell)
+			}
+		}
 	}
 }

@@ -6,64 +6,82 @@ import (
 	"schedplay/engine"
 )
 
-// Colours of the canvas. A CPU cell is dark when idle (darker in deeper
-// C-states), coloured by its running task's workload when busy (lighter
-// for negative nice, darker for positive), magenta when SMT_NICE holds
-// it idle with work queued; queued work is a red bar.
+// Colours of the canvas. Every colour means one thing:
+//
+//   - Running CPUs take their workload's hue, from the Okabe–Ito palette
+//     (Okabe & Ito, "Color Universal Design", 2008), which stays
+//     distinguishable under the common colour-vision deficiencies.
+//     Lighter for negative nice, darker for positive.
+//   - Idle CPUs are neutral greys, lighter for shallower C-states (the
+//     quicker they wake) and darker for deeper ones; a polling CPU (the
+//     POLL state) is the lightest grey and carries a dot.
+//   - Waking (an idle CPU leaving its C-state for work already decided
+//     for it) is the Okabe–Ito blue, used for nothing else.
+//   - Waiting work is vermillion: the runqueue-depth bar of a CPU, the
+//     stripes of an SMT-held CPU (idle while SMT_NICE holds its queued
+//     work back), and on the meter the idle CPUs that could run it.
+//   - The marks of a wakeup decision (target→chosen line, probed CPUs,
+//     the chosen CPU, a highlighted probe path) and the selection are
+//     white outlines and lines, never fills.
+//   - has_idle_cores is a white square, filled when set, hollow when
+//     clear.
+//
+// The charts colour by workload too; the arms of an A/B run differ by
+// line style (A solid, B dashed), not by colour.
 
 var (
-	colBackground = color.RGBA{0x11, 0x14, 0x19, 0xff}
+	colBackground = color.RGBA{0x10, 0x12, 0x16, 0xff}
 	colText       = color.RGBA{0xd8, 0xdc, 0xe2, 0xff}
 	colDim        = color.RGBA{0x8a, 0x93, 0xa0, 0xff}
-	colPanel      = color.RGBA{0x18, 0x1c, 0x23, 0xff}
-	colGrid       = color.RGBA{0x2c, 0x33, 0x3d, 0xff}
-	colSocket     = color.RGBA{0x1a, 0x1f, 0x27, 0xff}
-	colSocketLine = color.RGBA{0x55, 0x60, 0x70, 0xff}
-	colLLC        = color.RGBA{0x22, 0x29, 0x33, 0xff}
-	colLLCLine    = color.RGBA{0x3c, 0x46, 0x54, 0xff}
-	colCore       = color.RGBA{0x2e, 0x36, 0x42, 0xff}
-	// has_idle_cores set / clear.
-	colHintOn  = color.RGBA{0x3d, 0xdc, 0x84, 0xff}
-	colHintOff = color.RGBA{0x4a, 0x50, 0x5a, 0xff}
-	// Idle CPUs: shallowest C-state, deepest C-state.
-	colIdle     = color.RGBA{0x4b, 0x55, 0x64, 0xff}
-	colIdleDeep = color.RGBA{0x26, 0x2b, 0x33, 0xff}
-	colIdleEdge = color.RGBA{0x5c, 0x67, 0x78, 0xff} // outline of idle cells that have room for it
-	colSMTHeld  = color.RGBA{0xc0, 0x3c, 0xc8, 0xff}
-	colQueue    = color.RGBA{0xff, 0x3b, 0x30, 0xff}
-	// Wakeup flashes: the target→chosen line, probed CPUs, chosen CPU.
-	colFlash   = color.RGBA{0xff, 0xf5, 0x9d, 0xff}
-	colProbe   = color.RGBA{0x4d, 0xe8, 0xff, 0xff}
-	colChosen  = color.RGBA{0xff, 0xff, 0xff, 0xff}
-	colHover   = color.RGBA{0xff, 0xff, 0xff, 0xff}
-	colPinned  = color.RGBA{0xff, 0xd0, 0x40, 0xff}
+	colPanel      = color.RGBA{0x18, 0x1b, 0x21, 0xff}
+	colGrid       = color.RGBA{0x2c, 0x31, 0x3a, 0xff}
+	colAxis       = color.RGBA{0x5a, 0x61, 0x6c, 0xff}
+	colSocket     = color.RGBA{0x16, 0x19, 0x1e, 0xff}
+	colSocketLine = color.RGBA{0x6a, 0x72, 0x7e, 0xff}
+	colLLC        = color.RGBA{0x1c, 0x20, 0x26, 0xff}
+	colLLCLine    = color.RGBA{0x45, 0x4c, 0x57, 0xff}
+	colCore       = color.RGBA{0x20, 0x23, 0x29, 0xff}
+	colCoreLine   = color.RGBA{0x38, 0x3e, 0x48, 0xff}
+	// has_idle_cores: a white square, filled when set.
+	colHint = color.RGBA{0xff, 0xff, 0xff, 0xff}
+	// Idle CPUs: the shallowest physical C-state and the deepest; POLL.
+	colIdle     = color.RGBA{0x6c, 0x71, 0x79, 0xff}
+	colIdleDeep = color.RGBA{0x3a, 0x3e, 0x45, 0xff}
+	colPolling  = color.RGBA{0xc4, 0xc8, 0xce, 0xff}
+	colIdleEdge = color.RGBA{0x4e, 0x54, 0x5e, 0xff} // outline of idle cells that have room for it
+	// Waking: leaving a C-state for work decided for it (Okabe–Ito blue).
+	colWaking = color.RGBA{0x00, 0x72, 0xb2, 0xff}
+	// Waiting work (Okabe–Ito vermillion).
+	colQueue = color.RGBA{0xd5, 0x5e, 0x00, 0xff}
+	// Decision marks and the selection.
+	colMark    = color.RGBA{0xff, 0xff, 0xff, 0xff}
 	colInfoBox = color.RGBA{0x0b, 0x0d, 0x11, 0xf0}
-	// Arms of the split view (A, B).
-	colArm = [2]color.RGBA{{0x5a, 0xb4, 0xff, 0xff}, {0xff, 0x9f, 0x40, 0xff}}
-	// Percentile markers p50, p99, p99.9.
-	colPct = [3]color.RGBA{{0x9a, 0xe6, 0x9a, 0xff}, {0xff, 0xd0, 0x40, 0xff}, {0xff, 0x6b, 0x6b, 0xff}}
+	// Neutral lines of the charts that are not per workload.
+	colLine = color.RGBA{0xe8, 0xea, 0xee, 0xff}
 )
 
-// workloadPalette colours running CPUs by workload index (red is kept
-// for queued work).
+// workloadPalette colours running CPUs by workload: the Okabe–Ito hues
+// not reserved for a state (blue is waking, vermillion waiting work).
 var workloadPalette = [...]color.RGBA{
-	{0x4e, 0x9a, 0xf1, 0xff}, // blue
-	{0x59, 0xc1, 0x4f, 0xff}, // green
-	{0xf2, 0x9e, 0x2b, 0xff}, // orange
-	{0xb0, 0x7a, 0xe1, 0xff}, // violet
-	{0x2e, 0xc4, 0xb6, 0xff}, // teal
-	{0xed, 0xd1, 0x48, 0xff}, // yellow
-	{0xff, 0x8d, 0xc7, 0xff}, // pink
-	{0x9c, 0x75, 0x5f, 0xff}, // brown
+	{0xe6, 0x9f, 0x00, 0xff}, // orange
+	{0x56, 0xb4, 0xe9, 0xff}, // sky blue
+	{0x00, 0x9e, 0x73, 0xff}, // bluish green
+	{0xf0, 0xe4, 0x42, 0xff}, // yellow
+	{0xcc, 0x79, 0xa7, 0xff}, // reddish purple
 }
 
-// WorkloadColor is workload i's colour (the palette repeats).
+// WorkloadColor is workload i's colour. The palette repeats after five
+// workloads (WorkloadStriped tells the repeats apart).
 func WorkloadColor(i int) color.RGBA {
 	if i < 0 {
 		return colIdle
 	}
 	return workloadPalette[i%len(workloadPalette)]
 }
+
+// WorkloadStriped reports whether workload i's cells are striped: the
+// second round of the palette.
+func WorkloadStriped(i int) bool { return i >= len(workloadPalette) && (i/len(workloadPalette))%2 == 1 }
 
 // Mix blends a toward b by f (0..1), keeping a's alpha.
 func Mix(a, b color.RGBA, f float64) color.RGBA {
@@ -78,37 +96,93 @@ func WithAlpha(c color.RGBA, a float64) color.RGBA {
 	return c
 }
 
-// NiceShade lightens c for negative nice (up to 55% toward white at -20)
-// and darkens it for positive nice (up to 60% toward black at 19).
+// NiceShade lightens c for negative nice (up to 45% toward white at -20)
+// and darkens it for positive nice (up to 45% toward black at 19), short
+// of the idle greys' lightness range.
 func NiceShade(c color.RGBA, nice int) color.RGBA {
 	switch {
 	case nice < 0:
-		return Mix(c, color.RGBA{0xff, 0xff, 0xff, 0xff}, 0.55*float64(-nice)/20)
+		return Mix(c, color.RGBA{0xff, 0xff, 0xff, 0xff}, 0.45*float64(-nice)/20)
 	case nice > 0:
-		return Mix(c, color.RGBA{0, 0, 0, 0xff}, 0.6*float64(nice)/19)
+		return Mix(c, color.RGBA{0, 0, 0, 0xff}, 0.45*float64(nice)/19)
 	}
 	return c
 }
 
-// IdleColor is the colour of an idle CPU in C-state cstate of nstates:
-// the shallowest is colIdle, the deepest colIdleDeep.
-func IdleColor(cstate, nstates int) color.RGBA {
-	if nstates <= 1 || cstate <= 0 {
-		return colIdle
-	}
-	return Mix(colIdle, colIdleDeep, float64(min(cstate, nstates-1))/float64(nstates-1))
+// CellKind is what a CPU cell shows.
+type CellKind uint8
+
+const (
+	CellRunning CellKind = iota
+	CellIdle             // in a C-state; Depth says how deep
+	CellPolling          // idle in the POLL state (spinning on need_resched)
+	CellWaking           // idle, leaving its C-state for work decided for it
+	CellSMTHeld          // idle while SMT_NICE holds its queued work back
+)
+
+var cellKindNames = [...]string{"running", "idle", "polling", "waking", "SMT-held"}
+
+func (k CellKind) String() string { return cellKindNames[k] }
+
+// CellState is the classified state of one CPU.
+type CellState struct {
+	Kind     CellKind
+	Workload int // CellRunning: the running task's workload
+	Nice     int
+	// Depth is the C-state index among the physical (non-polling) states,
+	// 0 the shallowest (CellIdle only); Depths how many there are.
+	Depth, Depths int
+	Queued        int // tasks waiting on the runqueue
 }
 
-// CellColor is the fill of CPU v's cell on a machine with nstates idle
-// states.
-func CellColor(v *engine.CPUView, nstates int) color.RGBA {
+// Classify says what CPU v shows. polling says the CPU is idle in a
+// polling state (the engine's Sim.Polling); firstPhys is the index of the
+// first non-polling idle state and nstates the number of states.
+//
+// An idle CPU that is not available_idle_cpu (a wakeup has claimed it)
+// or has work on its runqueue is waking: its IPI or its C-state exit is
+// in flight, and it is not idle while a runqueue waits.
+func Classify(v *engine.CPUView, polling bool, firstPhys, nstates int) CellState {
+	s := CellState{Queued: v.Queued, Workload: -1}
 	switch {
 	case v.Curr >= 0:
-		return NiceShade(WorkloadColor(v.Workload), v.Nice)
+		s.Kind, s.Workload, s.Nice = CellRunning, v.Workload, v.Nice
 	case v.SMTHeld:
-		return colSMTHeld
+		s.Kind = CellSMTHeld
+	case v.Queued > 0 || !v.Idle:
+		s.Kind = CellWaking
+	case polling:
+		s.Kind = CellPolling
+	default:
+		s.Kind = CellIdle
+		s.Depths = max(nstates-firstPhys, 1)
+		s.Depth = min(max(v.CState-firstPhys, 0), s.Depths-1)
 	}
-	return IdleColor(v.CState, nstates)
+	return s
+}
+
+// IdleColor is the colour of an idle CPU at depth d of n physical
+// C-states: the shallowest colIdle, the deepest colIdleDeep.
+func IdleColor(d, n int) color.RGBA {
+	if n <= 1 || d <= 0 {
+		return colIdle
+	}
+	return Mix(colIdle, colIdleDeep, float64(min(d, n-1))/float64(n-1))
+}
+
+// CellColor is the fill of a CPU cell in state s.
+func CellColor(s CellState) color.RGBA {
+	switch s.Kind {
+	case CellRunning:
+		return NiceShade(WorkloadColor(s.Workload), s.Nice)
+	case CellPolling:
+		return colPolling
+	case CellWaking:
+		return colWaking
+	case CellSMTHeld:
+		return IdleColor(0, 1)
+	}
+	return IdleColor(s.Depth, s.Depths)
 }
 
 // QueueFraction is how much of a cell the runqueue-depth bar fills:

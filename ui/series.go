@@ -40,21 +40,27 @@ type ArmSeries struct {
 	T      Ring // sample time, seconds
 	Probes Ring // CPUs probed per select_idle_cpu call (NaN: no call)
 	Ops    [MaxHistPanels]Ring
-	// Cons is the fraction of the interval during which an idle CPU
-	// coexisted with a waiting task anywhere; LLCCons within one LLC.
-	Cons, LLCCons Ring
+	// Starved is the mean number of idle CPUs that a waiting task was
+	// allowed to run on, over the snapshots of the interval; Waking the
+	// mean number of CPUs leaving a C-state (NaN: no snapshot).
+	Starved, Waking Ring
 
 	prev    engine.Totals
 	prevOps [MaxHistPanels]int64
 	primed  bool
+	// Snapshots of the current interval (AddState).
+	nstate          int
+	starved, waking int
+	lastState       int64
 }
 
 // NewArmSeries returns empty series.
 func NewArmSeries() *ArmSeries {
-	a := &ArmSeries{T: NewRing(SeriesLen), Probes: NewRing(SeriesLen), Cons: NewRing(SeriesLen), LLCCons: NewRing(SeriesLen)}
+	a := &ArmSeries{T: NewRing(SeriesLen), Probes: NewRing(SeriesLen), Starved: NewRing(SeriesLen), Waking: NewRing(SeriesLen)}
 	for i := range a.Ops {
 		a.Ops[i] = NewRing(SeriesLen)
 	}
+	a.lastState = -1
 	return a
 }
 
@@ -62,12 +68,26 @@ func NewArmSeries() *ArmSeries {
 func (a *ArmSeries) Reset() {
 	a.T.Reset()
 	a.Probes.Reset()
-	a.Cons.Reset()
-	a.LLCCons.Reset()
+	a.Starved.Reset()
+	a.Waking.Reset()
 	for i := range a.Ops {
 		a.Ops[i].Reset()
 	}
 	a.primed = false
+	a.nstate, a.starved, a.waking, a.lastState = 0, 0, 0, -1
+}
+
+// AddState counts the machine's state c, seen in the snapshot of
+// simulated time now, towards the current interval; a snapshot already
+// counted (the same now) is skipped.
+func (a *ArmSeries) AddState(now int64, c Conservation) {
+	if now == a.lastState {
+		return
+	}
+	a.lastState = now
+	a.nstate++
+	a.starved += c.Starved
+	a.waking += c.Waking
 }
 
 // Sample records the interval since the previous call: tot are the
@@ -91,8 +111,14 @@ func (a *ArmSeries) Sample(tot engine.Totals, ops []int64) {
 			a.Ops[i].Push(float64(ops[i]-a.prevOps[i]) / dt * float64(engine.Second))
 		}
 	}
-	a.Cons.Push(float64(tot.ConservationNS-a.prev.ConservationNS) / dt)
-	a.LLCCons.Push(float64(tot.LLCConservationNS-a.prev.LLCConservationNS) / dt)
+	if a.nstate > 0 {
+		a.Starved.Push(float64(a.starved) / float64(a.nstate))
+		a.Waking.Push(float64(a.waking) / float64(a.nstate))
+	} else {
+		a.Starved.Push(math.NaN())
+		a.Waking.Push(math.NaN())
+	}
+	a.nstate, a.starved, a.waking = 0, 0, 0
 	a.prev = tot
 	copy(a.prevOps[:], ops)
 }
@@ -110,6 +136,3 @@ func NiceCeil(v float64) float64 {
 	}
 	return 10 * e
 }
-
-// decadeLabels name the histogram axis ticks 10^0 .. 10^7 µs.
-var decadeLabels = [...]string{"1us", "10us", "100us", "1ms", "10ms", "100ms", "1s", "10s"}

@@ -15,7 +15,9 @@ import (
 type armState struct {
 	label   []byte // "A", "B: SIS_CORE=0"
 	views   []engine.CPUView
-	hasIdle []bool // per LLC: has_idle_cores
+	polling []bool       // per CPU: idle in a polling state
+	cons    Conservation // the machine's state in this snapshot
+	hasIdle []bool       // per LLC: has_idle_cores
 	tot     engine.Totals
 	// decCount is the DecisionsSince position already flashed.
 	decCount int64
@@ -47,6 +49,7 @@ func newArmState() *armState {
 	a := &armState{
 		label:   make([]byte, 0, 128),
 		views:   make([]engine.CPUView, 0, 64),
+		polling: make([]bool, 0, 64),
 		hasIdle: make([]bool, 0, 64),
 		series:  NewArmSeries(),
 	}
@@ -61,6 +64,13 @@ func (g *Game) rebuild(arms []*playground.ArmView) {
 	g.gen, g.haveGen = g.app.Generation(), true
 	g.narms = min(len(arms), len(g.arms))
 	g.topo = arms[0].Topo
+	g.firstPhys = 0
+	for i, st := range g.topo.Spec.IdleStates {
+		if !st.Polling {
+			g.firstPhys = i
+			break
+		}
+	}
 	g.nhist = max(min(len(arms[0].Snap.Hists), MaxHistPanels), 1)
 	g.hover, g.pin = target{-1, -1}, target{-1, -1}
 	g.sampled = false
@@ -90,6 +100,7 @@ func (g *Game) rebuild(arms []*playground.ArmView) {
 		}
 		a.hist = [MaxHistPanels]histData{}
 	}
+	g.legend = g.legendItems()
 	g.page = nil // relayout for the new machine
 }
 
@@ -98,7 +109,7 @@ func (g *Game) relayout() {
 	if g.topo == nil || g.w <= 0 || g.h <= 0 {
 		return
 	}
-	g.page = LayoutPage(g.topo, g.w, g.h, g.narms, g.nhist)
+	g.page = LayoutPage(g.topo, g.w, g.h, g.narms, g.nhist, g.legendLabels())
 	g.pageW, g.pageH = g.w, g.h
 }
 
@@ -110,6 +121,12 @@ func (g *Game) snapshot(arms []*playground.ArmView, freeze bool) {
 	for i := 0; i < g.narms; i++ {
 		a, s := g.arms[i], &arms[i].Snap
 		a.views = append(a.views[:0], s.Views...)
+		a.polling = append(a.polling[:0], s.Polling...)
+		for len(a.polling) < len(a.views) {
+			a.polling = append(a.polling, false)
+		}
+		a.cons = CountConservation(a.views, s.Pinned)
+		a.series.AddState(s.Totals.Now, a.cons)
 		copy(a.hasIdle, s.HasIdle)
 		a.tot = s.Totals
 		for k := range arms[i].Decs {
