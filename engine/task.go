@@ -128,6 +128,19 @@ func (c *Ctx) Self() TaskID { return c.task.ID }
 // CPU is the CPU the task runs on.
 func (c *Ctx) CPU() int { return c.task.cpu }
 
+// LineXferNS is what the task pays, on its CPU, to fetch a cache line
+// that CPU from wrote last: nothing on the same CPU, otherwise the
+// machine's core-to-core transfer price for their distance
+// (line_smt/llc/cross_llc/cross_socket_ns). Workloads use it for the
+// kernel objects their syscalls share across CPUs (socket queues, skbs,
+// pipe buffers).
+func (c *Ctx) LineXferNS(from int) int64 { return c.sim.lineXfer(from, c.task.cpu) }
+
+// MissesInFlight is how many independent cache misses overlap (the
+// engine's one memory-level-parallelism figure, also used for the
+// migration refill).
+const MissesInFlight = refillMLP
+
 // Rand is the task's workload's random stream.
 func (c *Ctx) Rand() *rand.Rand { return c.sim.workloads[c.task.workload].rng }
 

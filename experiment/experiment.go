@@ -37,6 +37,9 @@ type CheckOut struct {
 	Value  float64 `json:"value"`
 	Pass   bool    `json:"pass"`
 	Detail string  `json:"detail"`
+	// KnownAtSize is set on a failed check that the run's reduced size
+	// is known not to reproduce (presets.Size.KnownFail): why.
+	KnownAtSize string `json:"known_at_size,omitempty"`
 }
 
 // Outcome is a finished experiment.
@@ -130,7 +133,9 @@ func Run(e *presets.Experiment, size presets.Size, progress func(string)) (*Outc
 	o.Pass = true
 	for _, c := range e.Checks {
 		co := o.evaluate(c)
-		if !co.Pass {
+		if why, known := size.KnownFail[c.Rule]; known && !co.Pass {
+			co.KnownAtSize = why
+		} else if !co.Pass {
 			o.Pass = false
 		}
 		o.Checks = append(o.Checks, co)

@@ -137,6 +137,9 @@ func writeOutcome(w io.Writer, o *experiment.Outcome, took time.Duration) {
 			verdict = "FAIL"
 		}
 		fmt.Fprintf(w, "  %s  %s  [%s]\n", verdict, c.Rule, c.Detail)
+		if c.KnownAtSize != "" {
+			fmt.Fprintf(w, "        known at this reduced size, holds at full size:\n%s", wrap(c.KnownAtSize, "        ", 96))
+		}
 	}
 	switch {
 	case o.Pass:

@@ -51,7 +51,10 @@ type Channel struct {
 	sndbuf  int64
 	maxSkb  int64 // largest payload one skb carries
 
-	queued  int64 // readable bytes
+	queued int64 // readable bytes
+	// ctlCPU is 1 + the CPU that last wrote the channel's shared control
+	// lines (0: none yet); see "Cache lines of a channel" below.
+	ctlCPU  int32
 	readers waitQueue
 	writers waitQueue
 
@@ -97,9 +100,17 @@ const (
 	tcpSndbuf = 4 << 20
 )
 
-type pipeBuf struct{ off, len int64 }
+// pipeBuf and skb remember the CPU that last wrote their data (the
+// reader fetches those lines from it).
+type pipeBuf struct {
+	off, len int64
+	cpu      int32
+}
 
-type skb struct{ len, truesize int64 }
+type skb struct {
+	len, truesize int64
+	cpu           int32
+}
 
 // unixTruesize is the skb->truesize charged to the sender for an skb
 // carrying n bytes: SKB_DATA_ALIGN(n) + the shared info is served by the
@@ -173,7 +184,15 @@ type Waiter struct {
 	slept bool
 	// queued: on some channel's wait list right now.
 	queued bool
+	// cpu is the CPU the task runs its current Write/Read on (set by
+	// chanIO); fetched lists the cache lines that Read found last written
+	// on other CPUs, for chanIO to price.
+	cpu     int32
+	fetched []lineFetch
 }
+
+// lineFetch is n dependent rounds of cache misses served by CPU from.
+type lineFetch struct{ from, n int32 }
 
 // Queued reports whether w is on a wait list (blocked in a channel).
 func (w *Waiter) Queued() bool { return w.queued }
@@ -234,10 +253,11 @@ func (c *Channel) Write(w *Waiter, n int64, wakes *[]engine.TaskID) (done int64,
 	w.inOp = true
 	switch c.kind {
 	case PipeChan:
-		done = c.pipeWrite(n, first)
+		done = c.pipeWrite(n, first, w.cpu)
 	default:
-		done = c.sockWrite(n)
+		done = c.sockWrite(n, w.cpu)
 	}
+	c.ctlCPU = w.cpu + 1
 	c.queued += done
 	c.BytesIn += done
 	if done > 0 {
@@ -270,12 +290,13 @@ func (c *Channel) Write(w *Waiter, n int64, wakes *[]engine.TaskID) (done int64,
 // merge into the last page (only at the start of the syscall, and only
 // into a non-empty pipe), then fills fresh page buffers while slots last.
 // A write of at most one page is therefore atomic.
-func (c *Channel) pipeWrite(n int64, first bool) int64 {
+func (c *Channel) pipeWrite(n int64, first bool, cpu int32) int64 {
 	left := n
 	if chars := n % pageSize; chars != 0 && first && c.Slots() > 0 {
 		last := &c.bufs[len(c.bufs)-1]
 		if last.off+last.len+chars <= pageSize {
 			last.len += chars
+			last.cpu = cpu
 			left -= chars
 		}
 	}
@@ -284,7 +305,7 @@ func (c *Channel) pipeWrite(n int64, first bool) int64 {
 		if c.head > 0 && c.head == len(c.bufs) {
 			c.bufs, c.head = c.bufs[:0], 0
 		}
-		c.bufs = append(c.bufs, pipeBuf{0, take})
+		c.bufs = append(c.bufs, pipeBuf{0, take, cpu})
 		left -= take
 	}
 	return n - left
@@ -293,7 +314,7 @@ func (c *Channel) pipeWrite(n int64, first bool) int64 {
 // sockWrite is sock_alloc_send_pskb's admission: another skb may be
 // allocated while the sender's charge is below sk_sndbuf (so the last one
 // may overshoot it).
-func (c *Channel) sockWrite(n int64) int64 {
+func (c *Channel) sockWrite(n int64, cpu int32) int64 {
 	left := n
 	for left > 0 && c.charge < c.sndbuf {
 		chunk := min(left, c.maxSkb)
@@ -301,7 +322,7 @@ func (c *Channel) sockWrite(n int64) int64 {
 		if c.skbHead > 0 && c.skbHead == len(c.skbs) {
 			c.skbs, c.skbHead = c.skbs[:0], 0
 		}
-		c.skbs = append(c.skbs, skb{chunk, ts})
+		c.skbs = append(c.skbs, skb{chunk, ts, cpu})
 		c.charge += ts
 		left -= chunk
 	}
@@ -321,11 +342,14 @@ func (c *Channel) Read(r *Waiter, n int64, wakes *[]engine.TaskID) (done int64, 
 		c.readers.push(r)
 		return 0, true
 	}
+	r.fetched = r.fetched[:0]
+	r.fetch(c.ctlCPU-1, ctlLines)
+	c.ctlCPU = r.cpu + 1
 	switch c.kind {
 	case PipeChan:
-		done = c.pipeRead(n, wakes)
+		done = c.pipeRead(n, r, wakes)
 	default:
-		done = c.sockRead(n, wakes)
+		done = c.sockRead(n, r, wakes)
 	}
 	c.queued -= done
 	c.BytesOut += done
@@ -345,12 +369,13 @@ func (c *Channel) Read(r *Waiter, n int64, wakes *[]engine.TaskID) (done int64, 
 // "was full and no longer is" rule of current kernels (5.5–6.14 woke a
 // writer on any read that began on a full pipe, a wakeup that is wasted
 // unless a buffer is released).
-func (c *Channel) pipeRead(n int64, wakes *[]engine.TaskID) int64 {
+func (c *Channel) pipeRead(n int64, r *Waiter, wakes *[]engine.TaskID) int64 {
 	got := int64(0)
 	wake := false
 	for got < n && c.Slots() > 0 {
 		b := &c.bufs[c.head]
 		take := min(n-got, b.len)
+		r.fetch(b.cpu, 1+dataRounds(take))
 		b.off += take
 		b.len -= take
 		got += take
@@ -369,13 +394,18 @@ func (c *Channel) pipeRead(n int64, wakes *[]engine.TaskID) int64 {
 // sender (sock_wfree), and once the charge is at most a quarter of
 // sk_sndbuf (unix_writable) every blocked writer is woken (they wait
 // non-exclusively in sock_wait_for_wmem).
-func (c *Channel) sockRead(n int64, wakes *[]engine.TaskID) int64 {
+func (c *Channel) sockRead(n int64, r *Waiter, wakes *[]engine.TaskID) int64 {
 	got := int64(0)
 	for got < n && c.skbHead < len(c.skbs) {
 		b := &c.skbs[c.skbHead]
 		take := min(n-got, b.len)
 		b.len -= take
 		got += take
+		rounds := 1 + dataRounds(take+skbHeadOverhead)
+		if b.len == 0 {
+			rounds++ // consume_skb: a remote free into the writer's slab page
+		}
+		r.fetch(b.cpu, rounds)
 		if b.len == 0 {
 			c.charge -= b.truesize
 			c.skbHead++
@@ -385,6 +415,69 @@ func (c *Channel) sockRead(n int64, wakes *[]engine.TaskID) int64 {
 		}
 	}
 	return got
+}
+
+// ---- Cache lines of a channel ----
+//
+// Sender and receiver usually run on different CPUs, and every message
+// moves cache lines between them: what one side wrote last sits Modified
+// in its cache, and the other side's access is a core-to-core transfer
+// priced by their distance (engine Ctx.LineXferNS; nothing on one CPU).
+// Per syscall:
+//   - the shared control lines (ctlLines): for a socket the peer's
+//     sk_receive_queue (its lock and list head) and the sending socket's
+//     sk_wmem_alloc, which the sender charges and the reader's sock_wfree
+//     uncharges; for a pipe its mutex and the head/tail and wait-queue
+//     words of pipe_inode_info. Both sides write them on every message,
+//     so each syscall fetches them from the side that wrote them last.
+//   - the data, for the reader: per skb the struct sk_buff (one round:
+//     reached from the queue head), then its payload and skb_shared_info
+//     (lines overlapping MissesInFlight at a time), and consume_skb's free
+//     of both slab objects into the writer's slab page, a third round. A
+//     pipe buffer is the struct pipe_buffer and the page's bytes.
+// The syscall costs below are the work with these lines in the cache (one
+// CPU), so a pinned ping-pong pays nothing extra.
+
+// ctlLines is the number of shared control lines each syscall fetches.
+const ctlLines = 2
+
+// dataRounds is the rounds of overlapping misses that reading n bytes of
+// data written on another CPU takes.
+func dataRounds(n int64) int32 {
+	lines := (n + 63) / 64
+	return int32((lines + engine.MissesInFlight - 1) / engine.MissesInFlight)
+}
+
+// fetch notes n rounds of misses on lines last written by CPU from (a CPU
+// below 0 means nobody yet; the reader's own CPU costs nothing).
+func (w *Waiter) fetch(from, n int32) {
+	if from < 0 || from == w.cpu || n == 0 {
+		return
+	}
+	if k := len(w.fetched); k > 0 && w.fetched[k-1].from == from {
+		w.fetched[k-1].n += n
+		return
+	}
+	w.fetched = append(w.fetched, lineFetch{from, n})
+}
+
+// ctlFetchNS is what fetching the channel's control lines costs the
+// calling task (a writer, before its Write).
+func (c *Channel) ctlFetchNS(ctx *engine.Ctx) int64 {
+	if c.ctlCPU == 0 {
+		return 0
+	}
+	return ctlLines * ctx.LineXferNS(int(c.ctlCPU-1))
+}
+
+// fetchedNS prices what the last Read fetched, on the reader's CPU.
+func (w *Waiter) fetchedNS(ctx *engine.Ctx) int64 {
+	ns := int64(0)
+	for _, f := range w.fetched {
+		ns += int64(f.n) * ctx.LineXferNS(int(f.from))
+	}
+	w.fetched = w.fetched[:0]
+	return ns
 }
 
 // ---- CPU costs of the channel syscalls ----
@@ -506,8 +599,9 @@ func (o *chanIO) start(ch *Channel, write bool, n int64) {
 // busy reports whether a transfer is in progress.
 func (o *chanIO) busy() bool { return o.phase != ioIdle }
 
-// step returns the transfer's next action, or ok=false once it is done.
-func (o *chanIO) step() (a engine.Action, ok bool) {
+// step returns the transfer's next action, or ok=false once it is done;
+// ctx is the calling task's.
+func (o *chanIO) step(ctx *engine.Ctx) (a engine.Action, ok bool) {
 	for {
 		switch o.phase {
 		case ioIdle:
@@ -518,12 +612,13 @@ func (o *chanIO) step() (a engine.Action, ok bool) {
 		case ioEntry:
 			o.phase = ioTry
 			if o.write {
-				return kernelStep(writeCostNS(o.ch.kind, o.left), true), true
+				return kernelStep(writeCostNS(o.ch.kind, o.left)+o.ch.ctlFetchNS(ctx), true), true
 			}
 			return kernelStep(syscallEntryNS, true), true
 		case ioTry:
 			var done int64
 			var block bool
+			o.W.cpu = int32(ctx.CPU())
 			if o.write {
 				done, block = o.ch.Write(&o.W, o.left, &o.wakes)
 			} else {
@@ -557,7 +652,7 @@ func (o *chanIO) step() (a engine.Action, ok bool) {
 			} else {
 				o.phase = ioIdle
 			}
-			return kernelStep(readCostNS(o.ch.kind, o.got), false), true
+			return kernelStep(readCostNS(o.ch.kind, o.got)+o.W.fetchedNS(ctx), false), true
 		}
 	}
 }

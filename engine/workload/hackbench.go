@@ -330,7 +330,7 @@ func (c *hbChild) Next(ctx *engine.Ctx) engine.Action {
 			}
 			c.state = hcIO
 		case hcIO:
-			if a, ok := c.io.step(); ok {
+			if a, ok := c.io.step(ctx); ok {
 				return a
 			}
 			c.state = hcLoop

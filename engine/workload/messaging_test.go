@@ -483,3 +483,38 @@ func TestHackbenchDeterministic(t *testing.T) {
 		t.Errorf("hackbench g=2 (80 tasks) ran on only %d of 88 CPUs", used)
 	}
 }
+
+// A message moves cache lines from the CPU that wrote them to the one
+// that reads them: a read notes the control lines (the other side wrote
+// them last) and each skb's rounds of misses, and notes nothing when
+// writer and reader share a CPU — a pinned ping-pong pays no transfers.
+func TestChannelNotesCrossCPULines(t *testing.T) {
+	var wakes []engine.TaskID
+	for _, kind := range []ChanKind{UnixChan, PipeChan} {
+		ch := NewChannel(kind, "c")
+		w := &Waiter{ID: 1, cpu: 3}
+		r := &Waiter{ID: 2, cpu: 3}
+		ch.Write(w, 100, &wakes)
+		ch.Read(r, 100, &wakes)
+		if len(r.fetched) != 0 {
+			t.Errorf("%v: one CPU, read noted %v", kind, r.fetched)
+		}
+		r.cpu = 7
+		ch.Write(w, 100, &wakes)
+		ch.Read(r, 100, &wakes)
+		// ctl lines, then the buffer: for a socket the sk_buff, payload
+		// + shared info (420 B = 7 lines, 2 rounds of 4), the remote
+		// free; for a pipe the pipe_buffer and 2 lines of page (1 round).
+		want := int32(ctlLines + 1 + 2 + 1)
+		if kind == PipeChan {
+			want = ctlLines + 1 + 1
+		}
+		if len(r.fetched) != 1 || r.fetched[0] != (lineFetch{3, want}) {
+			t.Errorf("%v: cross-CPU read noted %v, want [{3 %d}]", kind, r.fetched, want)
+		}
+		// The next write fetches the control lines back from the reader.
+		if ch.ctlCPU != 8 {
+			t.Errorf("%v: control lines last written by CPU %d, want 7", kind, ch.ctlCPU-1)
+		}
+	}
+}

@@ -255,7 +255,7 @@ func (c *ppClient) Next(ctx *engine.Ctx) engine.Action {
 			c.io.start(c.pair.c2s, true, c.pair.op.req)
 			c.state = pcRecv
 		case pcRecv:
-			if a, ok := c.io.step(); ok {
+			if a, ok := c.io.step(ctx); ok {
 				return a
 			}
 			if c.io.ch == c.pair.c2s {
@@ -310,7 +310,7 @@ func (s *ppServer) Next(ctx *engine.Ctx) engine.Action {
 			s.io.start(s.pair.c2s, false, n)
 			s.state = psRecvIO
 		case psRecvIO:
-			if a, ok := s.io.step(); ok {
+			if a, ok := s.io.step(ctx); ok {
 				return a
 			}
 			if cfg.fixedReq == 0 && !s.body {
@@ -330,7 +330,7 @@ func (s *ppServer) Next(ctx *engine.Ctx) engine.Action {
 			s.io.start(s.pair.s2c, true, s.pair.op.resp)
 			s.state = psSend
 		case psSend:
-			if a, ok := s.io.step(); ok {
+			if a, ok := s.io.step(ctx); ok {
 				return a
 			}
 			s.pair.Responses++

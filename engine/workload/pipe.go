@@ -131,7 +131,7 @@ func (t *pipeTask) Next(ctx *engine.Ctx) engine.Action {
 			}
 			t.state, t.next = ptIO, ptFirst
 		case ptIO:
-			if a, ok := t.io.step(); ok {
+			if a, ok := t.io.step(ctx); ok {
 				return a
 			}
 			t.state = t.next
