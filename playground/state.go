@@ -36,7 +36,9 @@ const (
 	MinSpeed         = 0.0001
 )
 
-// Defaults of a fresh page.
+// Defaults of a fresh page. DefaultWorkload is the example the page gives
+// when no workload is set; each machine has its own default workloads
+// (PresetWorkloads).
 const (
 	DefaultPreset   = "intel-2s-44c-88t"
 	DefaultWorkload = "schbench:m=2,t=22"
@@ -65,9 +67,26 @@ type State struct {
 	Experiment string
 }
 
-// Default returns the state of a fresh page.
+// Default returns the state of a fresh page (an empty link): the V1
+// story as A/B on one Intel socket (see defaults.go).
 func Default() State {
-	return State{Preset: DefaultPreset, Workloads: []string{DefaultWorkload}, Seed: DefaultSeed, Speed: DefaultSpeed,
+	st := Base()
+	st.AB = true
+	for k, v := range storyKnobs {
+		st.Knobs[k], st.KnobsB[k] = v, v
+	}
+	for k, v := range storyKnobsB {
+		st.KnobsB[k] = v
+	}
+	return st
+}
+
+// Base is what a link starts from: the default machine with its default
+// workloads, every knob at the machine's default, one arm. A link lists
+// what differs from it.
+func Base() State {
+	w, _ := PresetWorkloads(DefaultPreset)
+	return State{Preset: DefaultPreset, Workloads: w, Seed: DefaultSeed, Speed: DefaultSpeed,
 		Knobs: map[string]string{}, KnobsB: map[string]string{}}
 }
 
@@ -127,15 +146,18 @@ var reserved = []string{"v", "preset", "machine", "w", "seed", "speed", "ab", "e
 // without the leading '#'. Knob keys name arm A's knobs; "b.KNOB" arm B's.
 // Every problem is an error naming the key and what is allowed; the caller
 // keeps (or falls back to) a good state.
+//
+// An empty fragment is the fresh page (Default); any other starts from
+// Base. A link without w= runs its machine's default workloads.
 func Parse(fragment string) (State, error) {
-	st := Default()
 	fragment = strings.TrimPrefix(fragment, "#")
 	if len(fragment) > MaxFragmentBytes {
-		return st, fmt.Errorf("link is %d bytes: at most %d", len(fragment), MaxFragmentBytes)
+		return Default(), fmt.Errorf("link is %d bytes: at most %d", len(fragment), MaxFragmentBytes)
 	}
 	if strings.TrimSpace(fragment) == "" {
-		return st, nil
+		return Default(), nil
 	}
+	st := Base()
 	var workloads []string
 	sawWorkload, sawExp := false, false
 	for _, part := range strings.Split(fragment, "&") {
@@ -213,17 +235,17 @@ func Parse(fragment string) (State, error) {
 			target[d.Name] = val
 		}
 	}
-	if sawWorkload {
-		st.Workloads = workloads
-	} else if !sawExp && len(st.Workloads) == 0 {
-		st.Workloads = []string{DefaultWorkload}
-	}
 	if st.Machine == nil {
 		if _, err := presets.Machine(st.Preset); err != nil {
 			return Default(), fmt.Errorf("link key preset: %v", err)
 		}
 	} else if st.Preset == DefaultPreset {
 		st.Preset = st.Machine.Name
+	}
+	if sawWorkload {
+		st.Workloads = workloads
+	} else if !sawExp {
+		st.Workloads = st.defaultWorkloads()
 	}
 	if err := st.Validate(); err != nil {
 		return Default(), fmt.Errorf("link: %v", err)
@@ -262,7 +284,7 @@ func (st State) Encode() string {
 	} else if st.Preset != DefaultPreset {
 		parts = append(parts, "preset="+st.Preset)
 	}
-	if !(len(st.Workloads) == 1 && st.Workloads[0] == DefaultWorkload) {
+	if !st.WorkloadsAreDefault() {
 		if len(st.Workloads) == 0 {
 			parts = append(parts, "w=")
 		}

@@ -640,7 +640,8 @@ func installAPI() {
 				if _, err := presets.Machine(name); err != nil {
 					return err
 				}
-				st.Preset, st.Machine, st.Experiment = name, nil, ""
+				// The machine's own workloads, unless the user edited them.
+				st.SetMachine(name, nil)
 				return nil
 			})
 		}),
@@ -650,7 +651,7 @@ func installAPI() {
 				if err != nil {
 					return err
 				}
-				st.Machine, st.Preset = spec, spec.Name
+				st.SetMachine(spec.Name, spec)
 				return nil
 			})
 		}),
