@@ -321,11 +321,11 @@ func TestPlayground(t *testing.T) {
 			}
 			st := p.state()
 			def := playground.Default()
-			if !st.Ready || st.Preset != def.Preset || st.CPUs != 88 || !reflect.DeepEqual(st.Workloads, def.Workloads) || st.Seed != def.Seed || len(st.Knobs) != 0 {
+			if !st.Ready || st.Preset != def.Preset || st.CPUs != 88 || !reflect.DeepEqual(st.Workloads, def.Workloads) || st.Seed != def.Seed || !reflect.DeepEqual(st.Knobs, def.Knobs) {
 				t.Errorf("%s: not the defaults after the error: %+v", tc.name, st)
 			}
-			if h := eval[string](p, `location.hash`); h != "#v=1" {
-				t.Errorf("%s: URL after the error %q, want the defaults' #v=1", tc.name, h)
+			if h := eval[string](p, `location.hash`); h != "#"+def.Encode() {
+				t.Errorf("%s: URL after the error %q, want the defaults' #%s", tc.name, h, def.Encode())
 			}
 			// The page keeps working: the simulation runs and setters answer.
 			p.do("resume", chromedp.Evaluate[chromedp.Void](`sim.pause(false)`))

@@ -33,6 +33,9 @@ type PageState struct {
 	Halted bool   `json:"halted"`
 	// Frames counts the canvas's frames (it keeps drawing after a panic).
 	Frames int64 `json:"frames"`
+	// Story says in a few sentences what the run shows (the fresh page's
+	// A/B, an experiment), or nothing.
+	Story string `json:"story"`
 }
 
 // ArmState summarises one arm for the page.
@@ -44,5 +47,6 @@ type ArmState struct {
 	P99        int64   `json:"p99"`
 	P999       int64   `json:"p999"`
 	ProbesMean float64 `json:"probesMean"`
+	SISCalls   int64   `json:"sisCalls"` // select_idle_cpu calls
 	Events     int64   `json:"events"`
 }

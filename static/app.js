@@ -335,7 +335,9 @@
     buildSpeed();
     buildPresets(api("presets") || []);
     buildKindsHelp();
+    buildLegend();
     wire();
+    wireDecisions();
     sync();
     syncTimer = setInterval(sync, SYNC_MS);
     $("status").textContent = "";
@@ -433,8 +435,10 @@
       const body = el("tbody");
       for (const d of defs) {
         const doc = `${d.Name} (${d.Kind}${d.Unit ? ", " + d.Unit : ""}; default ${d.Default}; allowed ${d.Allowed}): ${d.Doc}`;
+        const [what, source] = splitDoc(d.Doc);
         const row = el("tr", { dataset: { knob: d.Name } },
-          el("td", { class: "name", textContent: d.Name, title: doc }),
+          el("td", { class: "name", title: doc }, el("span", { class: "knob-name", textContent: d.Name }),
+            el("div", { class: "knob-doc" }, what, source ? el("span", { class: "knob-source", textContent: " Source: " + source + "." }) : null)),
           el("td", { class: "val a" }, knobControl(d, "a", doc)));
         if (ab) row.append(el("td", { class: "val b" }, knobControl(d, "b", doc)));
         body.append(row);
@@ -447,6 +451,14 @@
       box.append(details);
     }
     knobsBuiltFor = ab;
+  }
+
+  // splitDoc splits a knob's one-line doc into what it does and where it
+  // comes from (the table writes "what — source").
+  function splitDoc(doc) {
+    const i = (doc || "").lastIndexOf(" — ");
+    if (i < 0) return [doc || "", ""];
+    return [doc.slice(0, i), doc.slice(i + 3)];
   }
 
   function knobControl(d, arm, doc) {
@@ -555,7 +567,42 @@
       api("pause");
       sync();
     });
-    $("step").addEventListener("click", () => report(api("step")));
+    $("step").addEventListener("click", () => {
+      followStep = true;
+      report(api("step"));
+    });
+    $("step-event").addEventListener("click", () => report(api("step", "event")));
+    $("fast").addEventListener("click", () => {
+      report(api("setSpeed", 0));
+      if (lastState && lastState.paused) api("pause", false);
+      focusCanvas();
+    });
+    const runTo = async () => {
+      const v = Number($("run-to").value);
+      if (!(v > 0 && v <= 3600)) {
+        localError = `run to t = ${$("run-to").value}: a time in seconds, (0, 3600]`;
+        renderError();
+        return;
+      }
+      $("run-to-go").disabled = true;
+      $("achieved").textContent = `running to t = ${v} s…`;
+      try {
+        await sim.runTo(v);
+        localError = "";
+      } catch (e) {
+        localError = "run to: " + ((e && e.message) || e);
+      }
+      $("run-to-go").disabled = false;
+      sync();
+    };
+    $("run-to-go").addEventListener("click", runTo);
+    $("run-to").addEventListener("keydown", (e) => {
+      if (e.key === "Enter") runTo();
+    });
+    $("overlay-on").addEventListener("change", (e) => {
+      $("overlay").hidden = !e.target.checked;
+      renderOverlay();
+    });
     $("reset").addEventListener("click", () => report(api("reset")));
     $("speed").addEventListener("change", (e) => {
       report(api("setSpeed", Number(e.target.value)));
@@ -658,6 +705,7 @@
         }
       } else if (e.key === ".") {
         e.preventDefault();
+        followStep = true;
         report(api("step"));
       }
     });
@@ -822,7 +870,157 @@
       el("td", { textContent: (a.probesMean || 0).toFixed(1) })));
     tbody.replaceChildren(...rows);
 
+    renderStory(s);
+    renderDecisions();
+    renderOverlay();
     renderError();
+  }
+
+  function renderStory(s) {
+    const text = s.story || "";
+    $("story").hidden = !text;
+    if ($("story-text").textContent !== text) $("story-text").textContent = text;
+  }
+
+  // ---- the decision panel -------------------------------------------------------
+
+  const STAGES = [
+    ["target", "the CPU wake_affine picked (the waker's, or the wakee's previous one): taken if idle"],
+    ["prev", "the wakee's previous CPU, when it shares target's last-level cache and is idle (warm cache)"],
+    ["recent_used_cpu", "the CPU the wakee itself last woke a task from, when idle and in target's LLC"],
+    ["select_idle_core", "scan target's LLC for a core whose SMT threads are all idle; runs only while the LLC's has_idle_cores hint is set (SIS_CORE)"],
+    ["select_idle_cpu", "scan target's LLC for any idle CPU, at most nr of them: SIS_PROP sets nr from avg_idle / avg_scan_cost, SIS_BOUND clamps it, SIS_ROTATE moves the start"],
+    ["select_idle_smt", "try target's own SMT siblings"],
+    ["busy target", "nothing idle found: the wakee queues on target behind what runs there (the tail)"],
+    ["pinned", "the wakee may run on one CPU only: no search at all"],
+  ];
+  const STATES = [
+    ["busy", "running a task, or with tasks queued"],
+    ["idle", "nothing running or queued; the idle state follows (C1, C6…: deeper states take longer to leave)"],
+    ["idle core", "idle, and so are all its SMT siblings: a whole core free"],
+    ["polling", "idle in the polling loop: woken by a store, with no IPI and no exit latency"],
+  ];
+
+  let decArm = 0;          // the arm listed
+  let decSel = 0;          // the selected decision's number (0: follow the newest)
+  let followStep = false;  // select the newest decision at the next sync (after a step)
+  let lastDecisions = null;
+
+  function stateClass(st) {
+    if (st === "busy") return "st-busy";
+    if (st === "polling") return "st-poll";
+    if (st.includes("idle core")) return "st-core";
+    return "st-idle";
+  }
+
+  function buildLegend() {
+    const dl = $("legend-list");
+    dl.replaceChildren();
+    dl.append(el("dt", { class: "legend-head", textContent: "Stages of select_idle_sibling, in order" }));
+    for (const [name, doc] of STAGES) dl.append(el("dt", {}, el("code", { textContent: name })), el("dd", { textContent: doc }));
+    dl.append(el("dt", { class: "legend-head", textContent: "CPU states when probed" }));
+    for (const [name, doc] of STATES) {
+      dl.append(el("dt", {}, el("span", { class: "chip " + stateClass(name), textContent: name })), el("dd", { textContent: doc }));
+    }
+    dl.append(el("dt", { class: "legend-head", textContent: "On the map" }),
+      el("dd", { textContent: "After \"Step one wakeup\" (or a click on a decision here), the map draws that decision's probe path in order, from target to the CPU chosen." }));
+  }
+
+  function wireDecisions() {
+    $("decisions-arm").addEventListener("change", (e) => {
+      decArm = Number(e.target.value) || 0;
+      decSel = 0;
+      renderDecisions(true);
+    });
+    $("decisions-freeze").addEventListener("change", () => renderDecisions(true));
+    $("decisions-list").addEventListener("click", (e) => {
+      const li = e.target.closest("li[data-n]");
+      if (!li) return;
+      decSel = Number(li.dataset.n);
+      api("highlight", decArm, decSel);
+      renderDecisions(true);
+    });
+  }
+
+  function us(ns) {
+    if (ns < 0) return "—";
+    const u = ns / 1000;
+    return u >= 1000 ? `${(u / 1000).toFixed(2)} ms` : u >= 10 ? `${u.toFixed(0)} µs` : `${u.toFixed(1)} µs`;
+  }
+
+  function renderDecisions(force) {
+    if ($("decisions-freeze").checked && !force && !followStep) return;
+    if (!$("decisions-box").open && !followStep) return;
+    const d = (!$("decisions-freeze").checked || !lastDecisions || followStep) ? api("decisions") : lastDecisions;
+    if (!d) return;
+    lastDecisions = d;
+    const arms = d.arms || [];
+    const sel = $("decisions-arm");
+    const labels = arms.map((a, i) => `${a.label}${a.knobs && a.knobs.length ? ": " + a.knobs.join(" ") : ""}`);
+    if (sel.options.length !== arms.length || [...sel.options].some((o, i) => o.textContent !== labels[i])) {
+      sel.replaceChildren(...labels.map((l, i) => el("option", { value: String(i), textContent: l })));
+    }
+    if (followStep && d.highlight && d.highlight.n > 0) {
+      decArm = d.highlight.arm;
+      decSel = d.highlight.n;
+      followStep = false;
+    }
+    if (decArm >= arms.length) decArm = 0;
+    if (sel.value !== String(decArm)) sel.value = String(decArm);
+    const log = (arms[decArm] && arms[decArm].log) || [];
+    $("decisions-count").textContent = log.length ? `(last ${log.length}, newest first)` : "";
+    const items = log.slice().reverse().map((x) => el("li", {
+      value: x.n, dataset: { n: String(x.n) }, class: x.n === decSel ? "sel" : "",
+      title: "Show this decision and its probe path on the map",
+    }, `t=${(x.time / 1e9).toFixed(6)}s ${x.wakee} → CPU ${x.chosen} `, el("span", { class: "muted", textContent: `${x.stage}, ${x.probes.length} probed, lat ${us(x.latency)}` })));
+    $("decisions-list").replaceChildren(...items);
+    const shown = log.find((x) => x.n === decSel) || log[log.length - 1];
+    renderDecision(shown);
+  }
+
+  function renderDecision(x) {
+    const box = $("decision");
+    if (!x) {
+      box.replaceChildren(el("p", { class: "muted", textContent: "No wakeup yet. Press \"Step one wakeup\"." }));
+      return;
+    }
+    const kv = (k, v) => el("div", {}, el("b", { textContent: k + " " }), v);
+    const stages = el("table", { class: "stages" },
+      el("tbody", {}, ...x.stages.map((t) => el("tr", { class: t.result.includes("chosen") || t.result.startsWith("found") ? "won" : "" },
+        el("td", {}, el("code", { textContent: t.stage })), el("td", { textContent: t.result })))));
+    const probes = el("div", { class: "probes" }, ...x.probes.map((p, i) => el("span", {
+      class: "chip " + stateClass(p.state) + (p.cpu === x.chosen && i === x.probes.length - 1 ? " chosen" : ""),
+      title: `probe ${i + 1}: CPU ${p.cpu}, ${p.state} (${p.stage})`,
+      textContent: `${p.cpu} ${p.state}`,
+    })));
+    const limit = x.sisCalled ? ` · select_idle_cpu probed ${x.sisProbes}${x.sisLimit >= 0 ? " of nr=" + x.sisLimit : ""}${x.sisCut ? " (cut short)" : ""}` : "";
+    box.replaceChildren(
+      el("div", { class: "dec-head" }, `#${x.n} at t = ${(x.time / 1e9).toFixed(6)} s`),
+      kv("waker", `${x.waker} on CPU ${x.wakerCpu}`),
+      kv("wakee", x.wakee + (x.sync ? " (sync wakeup)" : "")),
+      kv("prev / target / recent_used_cpu", `${x.prev} / ${x.target} / ${x.recent < 0 ? "none" : x.recent}`),
+      kv("wake_affine", `${x.affine}: ${x.affineWhy}`),
+      el("div", { class: "dec-sub", textContent: "stages tried" }), stages,
+      el("div", { class: "dec-sub", textContent: `CPUs probed, in order (${x.probes.length})` }), probes,
+      kv("chosen", `CPU ${x.chosen} (${x.chosenIdle ? "idle" : "busy"}) by ${x.stage}`),
+      kv("search cost", us(x.cost) + limit),
+      kv("wakeup latency", x.latency < 0 ? "not run yet (step or resume to see it)" : us(x.latency)),
+    );
+  }
+
+  // ---- the debug overlay -----------------------------------------------------------
+
+  function renderOverlay() {
+    const o = $("overlay");
+    if (o.hidden) return;
+    const p = api("perf");
+    if (!p) return;
+    const f = p.frame || {};
+    const lines = [`frame p50 ${Number(f.p50Ms || 0).toFixed(1)} ms · p99 ${Number(f.p99Ms || 0).toFixed(1)} ms (${f.n || 0} frames)`];
+    for (const w of p.workers || []) {
+      lines.push(`worker ${w.arm}: t = ${Number(w.simTime).toFixed(3)} s · ${fmtSpeed(w.simRate)}× real time · ${fmtInt(Math.round(w.eventsPerSec))} events/s`);
+    }
+    o.textContent = lines.join("\n");
   }
 
   // renderBuilding shows the progress of a run being built.

@@ -41,6 +41,9 @@ type client struct {
 	onceFrom time.Time // when the page started (worker start times)
 	// forceBuild is a debugPanic("build") waiting for the next build.
 	forceBuild bool
+	// hlArm, hlN: the decision highlighted on the map (hlN 0: none).
+	hlArm int
+	hlN   int64
 }
 
 // buildJob is a build in progress in the workers.
@@ -144,6 +147,8 @@ func (c *client) message(ew *engineWorker, m js.Value) {
 			}
 		case "built":
 			c.built(ew, m)
+		case "decisions":
+			c.decisions(ew, m)
 		case "stepped":
 			c.mu.Lock()
 			if int64(m.Get("seq").Int()) == c.runSeq {
@@ -164,6 +169,58 @@ func (c *client) message(ew *engineWorker, m js.Value) {
 			report(p, "", m.Get("halt").Bool())
 		}
 	})
+}
+
+// decisions takes an arm's decision ring in; after a step, arm A's
+// newest decision is highlighted on the map.
+func (c *client) decisions(ew *engineWorker, m js.Value) {
+	var log []playground.LoggedDecision
+	if err := json.Unmarshal([]byte(m.Get("log").String()), &log); err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if int64(m.Get("seq").Int()) != c.runSeq || ew.arm >= len(c.views) {
+		return
+	}
+	v := c.views[ew.arm]
+	v.Log = log
+	if m.Get("step").Truthy() && len(log) > 0 {
+		v.SetHighlight(log[len(log)-1].N)
+		c.hlArm, c.hlN = ew.arm, log[len(log)-1].N
+	} else if c.hlN > 0 && c.hlArm == ew.arm {
+		v.SetHighlight(c.hlN) // the ring moved on: the highlight stays while it holds it
+	}
+}
+
+// Highlight shows logged decision n of arm on the map (n 0: none).
+func (c *client) Highlight(arm int, n int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ok := false
+	for i, v := range c.views {
+		if i == arm {
+			ok = v.SetHighlight(n)
+		} else {
+			v.SetHighlight(0)
+		}
+	}
+	c.hlArm, c.hlN = arm, n
+	if !ok {
+		c.hlN = 0
+	}
+	return ok
+}
+
+// Decisions are every arm's decision ring and the highlighted decision.
+func (c *client) Decisions() map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	arms := []any{}
+	for _, v := range c.views {
+		arms = append(arms, map[string]any{"label": v.Label, "knobs": v.Knobs, "log": v.Log})
+	}
+	return map[string]any{"arms": arms, "highlight": map[string]any{"arm": c.hlArm, "n": c.hlN}}
 }
 
 // workerPanic is a panic value recovered in a worker (its message).
@@ -269,6 +326,7 @@ func (c *client) built(ew *engineWorker, m js.Value) {
 	c.state, c.runSeq = j.st.Clone(), j.seq
 	c.gen++
 	c.crash, c.halted = nil, false
+	c.hlArm, c.hlN = 0, 0
 	c.views = c.views[:0]
 	for i := 0; i < j.n; i++ {
 		cfg := j.st.Config(i)

@@ -712,6 +712,13 @@ func installAPI() {
 			app.Step(kind)
 			return result(nil)
 		}),
+		// decisions() is the decision panel: per arm its last decisions
+		// in full (playground.LoggedDecision), and the highlighted one.
+		"decisions": fn("decisions", func([]js.Value) any { return toJS(app.Decisions()) }),
+		// highlight(arm, n) shows decision n of arm (0 = A) on the map.
+		"highlight": fn("highlight", func(a []js.Value) any {
+			return app.Highlight(arg(a, 0).Int(), int64(arg(a, 1).Float()))
+		}),
 		// perf() is the debug overlay's record: the main thread's frame
 		// times (p50, p99, max over the last frames), and per engine
 		// worker its simulated-time rate, events/s and start time.
@@ -818,7 +825,7 @@ func stateView() playground.PageState {
 		Workloads: st.Workloads, Knobs: st.Knobs, KnobsB: st.KnobsB, AB: st.AB, Seed: st.Seed, Speed: finite(st.Speed),
 		AchievedSpeed: finite(app.AchievedSpeed()), Paused: app.Paused(), Finished: app.Finished(),
 		Experiment: st.Experiment, Error: app.Error(), Crash: app.Crashed(), Halted: app.Halted(),
-		Frames: stats.count(),
+		Frames: stats.count(), Story: st.Story(),
 	}
 	if p, ok := app.Building(); ok {
 		v.Building, v.BuildingText = &p, p.Text()
@@ -836,7 +843,7 @@ func stateView() playground.PageState {
 			v.SimTime = finite(float64(sn.Totals.Now) / float64(engine.Second))
 		}
 		tot := sn.Totals
-		av := playground.ArmState{Label: arm.Label, Wakeups: tot.Wakeups, Events: tot.Events}
+		av := playground.ArmState{Label: arm.Label, Wakeups: tot.Wakeups, Events: tot.Events, SISCalls: tot.SISCalls}
 		if tot.SISCalls > 0 {
 			av.ProbesMean = finite(float64(tot.SISProbes) / float64(tot.SISCalls))
 		}

@@ -62,7 +62,33 @@ type worker struct {
 	buf      []byte
 	lastSnap time.Time
 	lastBars time.Time
+	lastDecs time.Time
 	dirty    bool // a snapshot is due whatever the rate
+}
+
+// decsEvery is how often the decision panel's ring is posted while the
+// run goes (at once after a step).
+const decsEvery = 250 * time.Millisecond
+
+// postDecisions posts the decision panel's ring when it changed (and
+// step: the page highlights the newest decision).
+func (w *worker) postDecisions(force, step bool) {
+	if w.r == nil || w.r.Log == nil {
+		return
+	}
+	now := time.Now()
+	if !force && now.Sub(w.lastDecs) < decsEvery {
+		return
+	}
+	if !w.r.Log.Changed() && !force {
+		return
+	}
+	b, err := json.Marshal(w.r.Log.Last(playground.LogSize))
+	if err != nil {
+		return
+	}
+	w.lastDecs = now
+	w.post(map[string]any{"t": "decisions", "seq": w.r.Seq, "log": string(b), "step": step}, nil)
 }
 
 func runWorker() {
@@ -143,6 +169,7 @@ func (w *worker) loop() {
 			})
 		}
 		w.maybeSnap(false)
+		w.postDecisions(false, false)
 		if ran {
 			w.yield()
 			continue
@@ -262,8 +289,9 @@ func (w *worker) handle(m js.Value) {
 			w.forced[m.Get("where").String()] = true
 		}
 	})
-	if t == "runTo" || t == "step" {
+	if t == "runTo" || t == "step" || t == "runUntil" {
 		w.maybeSnap(true)
+		w.postDecisions(true, t == "step")
 	}
 }
 

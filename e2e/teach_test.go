@@ -1,0 +1,135 @@
+//go:build !js
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestTeachingPage walks the page as a new visitor would, on one tab:
+// the fresh page is the V1 story as A/B (both arms reach
+// select_idle_cpu, and their p99 differ), "Step one wakeup" fills the
+// decision panel (stages tried, CPUs probed with their states) and
+// highlights the decision's probe path for the map, switching the
+// machine brings a workload sized to it, and at 1024×768 and 1920×1080
+// the control panel (and its run controls) is inside the viewport.
+// With UPDATE_SCREENSHOTS=1 it writes the README's screenshots into
+// docs/.
+func TestTeachingPage(t *testing.T) {
+	requireChromium(t)
+	baseURL, _ := servePage(t)
+	b := newBrowser(t)
+	ctx, con := b.tab(t, 5*time.Minute)
+	p := &page{t: t, ctx: ctx, con: con}
+	p.do("open the page at 1024x768", chromedp.EmulateViewport(1024, 768), chromedp.Navigate(baseURL+"/"))
+	p.waitFor("the first frame", `window.simReady === true && typeof sim.state === "function"`, 120*time.Second)
+
+	// (1) The fresh page: A/B, the story told, both arms searching.
+	st := p.state()
+	if !st.AB || st.Story == "" || st.Knobs["SIS_BOUND"] != "true" || st.KnobsB["SIS_CORE"] != "false" {
+		p.fatalf("the fresh page is not the V1 story: ab=%v story=%q A=%v B=%v", st.AB, st.Story, st.Knobs, st.KnobsB)
+	}
+	if eval[bool](p, `document.getElementById("story").hidden`) {
+		t.Error("the story is not shown in the panel")
+	}
+	// Simulated time, not wall time: run both arms to 0.4 s.
+	p.do("run to 0.4 s", chromedp.Evaluate[chromedp.Void](`document.getElementById("run-to").value = "0.4"; document.getElementById("run-to-go").click()`))
+	p.waitFor("both arms at t = 0.4 s", `sim.perf().workers.length === 2 && sim.perf().workers.every(w => w.simTime >= 0.399) && !document.getElementById("run-to-go").disabled`, 3*time.Minute)
+	p.waitFor("both arms' numbers", `sim.state().arms.length === 2 && sim.state().arms.every(a => a.sisCalls > 0 && a.count > 0)`, 30*time.Second)
+	st = p.state()
+	a, bb := st.Arms[0], st.Arms[1]
+	t.Logf("t=0.4 s: A p99 %d µs (%d select_idle_cpu calls), B p99 %d µs (%d calls)", a.P99, a.SISCalls, bb.P99, bb.SISCalls)
+	if a.P99 == bb.P99 || bb.P99 < 2*a.P99 {
+		t.Errorf("the arms' p99 do not tell the story: A %d µs, B %d µs", a.P99, bb.P99)
+	}
+	p.waitFor("the control panel laid out", `document.getElementById("panel").getBoundingClientRect().width > 0`, 10*time.Second)
+	p.checkPanelVisible("1024x768")
+	_, png := p.screenshot()
+	p.saveScreenshot("schedplay-e2e-1024x768.png", png)
+	writeDocShot(t, "page-1024x768.png", png)
+
+	// (2) Step one wakeup: the panel says what happened.
+	n0 := eval[float64](p, `sim.decisions().highlight.n`)
+	p.do("click Step one wakeup", chromedp.Click(chromedp.ID("step")))
+	p.waitFor("the stepped decision", fmt.Sprintf(`sim.decisions().highlight.n > %v && document.querySelector("#decision .dec-head") !== null &&
+		document.querySelector("#decision .dec-head").textContent.includes("#" + sim.decisions().highlight.n)`, n0), 30*time.Second)
+	text := eval[string](p, `document.getElementById("decision").textContent`)
+	for _, want := range []string{"stages tried", "target", "CPUs probed", "wake_affine", "prev / target / recent_used_cpu", "search cost", "wakeup latency"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the decision panel lacks %q: %s", want, text)
+		}
+	}
+	chips := eval[int](p, `document.querySelectorAll("#decision .probes .chip").length`)
+	probes := eval[int](p, `(() => { const d = sim.decisions(); const h = d.highlight; return d.arms[h.arm].log.find(x => x.n === h.n).probes.length; })()`)
+	if chips == 0 || chips != probes {
+		t.Errorf("the panel shows %d probed CPUs, the decision has %d", chips, probes)
+	}
+	states := eval[string](p, `[...document.querySelectorAll("#decision .probes .chip")].map(c => c.textContent).join(" | ")`)
+	t.Logf("stepped decision: %d probes: %s", chips, states)
+	if !eval[bool](p, `document.getElementById("legend-list").textContent.includes("select_idle_core")`) {
+		t.Error("the legend does not explain the stages")
+	}
+	if !eval[bool](p, `[...document.querySelectorAll("#knobs .knob-doc")].some(d => d.textContent.includes("Source:"))`) {
+		t.Error("the knobs carry no explanation with a source")
+	}
+
+	// (3) Switching the machine switches the (default) workload.
+	p.do("pick the P4", chromedp.Evaluate[chromedp.Void](
+		`(() => { const s = document.getElementById("preset"); s.value = "p4-up-1c-1t"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`))
+	p.waitFor("the P4 with its own workload", `sim.state().cpus === 1 && sim.state().building === null && sim.state().workloads.join() === "schbench:m=1,t=1"`, 60*time.Second)
+	p.waitFor("the workload editor to show it", `[...document.querySelectorAll("#workloads .workload input")].map(i => i.value).join() === "schbench:m=1,t=1"`, 10*time.Second)
+
+	// (4) A big screen.
+	p.setHash("")
+	p.do("resize to 1920x1080", chromedp.EmulateViewport(1920, 1080))
+	p.waitFor("the default again", `sim.state().cpus === 88 && sim.state().building === null && sim.state().ab`, 60*time.Second)
+	p.do("run to 0.2 s", chromedp.Evaluate[chromedp.Void](`document.getElementById("run-to").value = "0.2"; document.getElementById("run-to-go").click()`))
+	p.waitFor("both arms at t = 0.2 s", `sim.perf().workers.every(w => w.simTime >= 0.199) && !document.getElementById("run-to-go").disabled`, 2*time.Minute)
+	p.checkPanelVisible("1920x1080")
+	_, png = p.screenshot()
+	p.saveScreenshot("schedplay-e2e-1920x1080.png", png)
+	writeDocShot(t, "page-1920x1080.png", png)
+}
+
+// checkPanelVisible checks that the control panel and its run controls
+// lie inside the viewport (no scrolling needed to reach them).
+func (p *page) checkPanelVisible(what string) {
+	p.t.Helper()
+	type box struct{ X, Y, W, H, VW, VH float64 }
+	for _, id := range []string{"panel", "run", "decisions"} {
+		r := eval[box](p, fmt.Sprintf(`(() => { const r = document.getElementById(%q).getBoundingClientRect(); return {X: r.x, Y: r.y, W: r.width, H: r.height, VW: innerWidth, VH: innerHeight}; })()`, id))
+		bottom := r.Y + r.H
+		switch id {
+		case "panel":
+			bottom = r.Y + 1 // the panel scrolls inside; its top and sides must show
+		case "decisions":
+			bottom = r.Y + 20 // its heading; the list scrolls with the panel
+		}
+		if r.W == 0 || r.X < 0 || r.Y < 0 || r.X+r.W > r.VW+0.5 || bottom > r.VH+0.5 {
+			p.t.Errorf("%s: #%s at (%g,%g) %gx%g is not inside the %gx%g viewport", what, id, r.X, r.Y, r.W, r.H, r.VW, r.VH)
+		}
+	}
+}
+
+// writeDocShot writes a README screenshot into docs/ when
+// UPDATE_SCREENSHOTS is set.
+func writeDocShot(t *testing.T, name string, png []byte) {
+	if os.Getenv("UPDATE_SCREENSHOTS") == "" {
+		return
+	}
+	dir := filepath.Join(moduleRoot(t), "docs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote docs/%s", name)
+}

@@ -1,0 +1,338 @@
+package playground
+
+import (
+	"fmt"
+
+	"schedplay/engine"
+	"schedplay/engine/knob"
+)
+
+// The decision panel: a DecisionLog watches one arm's engine (its Hooks)
+// and keeps the last LogSize wakeup decisions in full, as the page's
+// "last decisions" panel shows them: who woke whom, prev, target and
+// recent_used_cpu, wake_affine's verdict and why, every stage of
+// select_idle_sibling tried, every CPU probed with its state at the
+// time, the CPU chosen, the cost of the search, and the wakeup latency
+// that followed (filled in when the wakee next runs).
+
+// LogSize is how many decisions the panel's ring holds.
+const LogSize = 32
+
+// LoggedDecision is one wakeup decision as the panel shows it.
+type LoggedDecision struct {
+	N          int64  `json:"n"`    // the decision's number in the run (1 = first)
+	TimeNS     int64  `json:"time"` // simulated ns
+	Waker      string `json:"waker"`
+	WakerCPU   int    `json:"wakerCpu"`
+	Wakee      string `json:"wakee"`
+	Prev       int    `json:"prev"`
+	Target     int    `json:"target"`
+	Recent     int    `json:"recent"` // the wakee's recent_used_cpu (-1: none)
+	Sync       bool   `json:"sync"`
+	WakeWide   bool   `json:"wakeWide"`
+	WantAffine bool   `json:"wantAffine"`
+	// Affine is wake_affine's verdict ("waker", "prev", "skipped") and
+	// AffineWhy the reason in words.
+	Affine    string   `json:"affine"`
+	AffineWhy string   `json:"affineWhy"`
+	Stage     string   `json:"stage"` // the stage that chose
+	Stages    []Tried  `json:"stages"`
+	Probes    []Probed `json:"probes"`
+	Chosen    int      `json:"chosen"`
+	ChosenIdl bool     `json:"chosenIdle"`
+	SISCalled bool     `json:"sisCalled"`
+	SISProbes int      `json:"sisProbes"`
+	SISLimit  int      `json:"sisLimit"` // -1: unlimited
+	SISCut    bool     `json:"sisCut"`
+	CostNS    int64    `json:"cost"`
+	// LatencyNS is the time from the decision until the wakee ran (-1:
+	// it has not run yet).
+	LatencyNS int64 `json:"latency"`
+
+	task engine.TaskID
+}
+
+// Tried is one stage of select_idle_sibling and what it gave.
+type Tried struct {
+	Stage  string `json:"stage"`
+	Result string `json:"result"`
+}
+
+// Probed is one CPU the search examined, in order, with its state then.
+type Probed struct {
+	CPU   int    `json:"cpu"`
+	Stage string `json:"stage"`
+	State string `json:"state"` // busy, idle, idle core, polling, or an idle state (C1, C6, …)
+}
+
+// DecisionLog records an arm's decisions (install with Attach).
+type DecisionLog struct {
+	sim     *engine.Sim
+	ring    [LogSize]LoggedDecision
+	n       int64   // decisions recorded
+	pending []int32 // per task: the ring slot+1 of its decision awaiting a run (0: none)
+	cnames  []string
+	changed bool
+}
+
+// Attach installs a log on sim's hooks (replacing any).
+func Attach(sim *engine.Sim) *DecisionLog {
+	l := &DecisionLog{sim: sim, cnames: sim.IdleStateNames()}
+	sim.SetHooks(engine.Hooks{OnWakeup: l.onWakeup, OnSwitch: l.onSwitch})
+	return l
+}
+
+// Detach removes the log's hooks.
+func (l *DecisionLog) Detach() { l.sim.SetHooks(engine.Hooks{}) }
+
+// Count is how many decisions were recorded.
+func (l *DecisionLog) Count() int64 { return l.n }
+
+// Changed reports (and clears) whether anything changed since the last
+// call.
+func (l *DecisionLog) Changed() bool {
+	c := l.changed
+	l.changed = false
+	return c
+}
+
+// Last returns up to n of the newest decisions, oldest first (copies).
+func (l *DecisionLog) Last(n int) []LoggedDecision {
+	n = int(min(int64(n), l.n, LogSize))
+	out := make([]LoggedDecision, 0, n)
+	for k := l.n - int64(n); k < l.n; k++ {
+		d := l.ring[k%LogSize]
+		d.Stages = append([]Tried(nil), d.Stages...)
+		d.Probes = append([]Probed(nil), d.Probes...)
+		out = append(out, d)
+	}
+	return out
+}
+
+func (l *DecisionLog) name(id engine.TaskID) string {
+	if id < 0 || int(id) >= l.sim.NumTasks() {
+		return "(interrupt)"
+	}
+	t := l.sim.Task(id)
+	return fmt.Sprintf("%s [%d]", t.Name, id)
+}
+
+func (l *DecisionLog) state(cpu int) string {
+	idle, polling, cs := l.sim.CPUState(cpu)
+	switch {
+	case !idle:
+		return "busy"
+	case polling:
+		return "polling"
+	}
+	tp := l.sim.Topology()
+	sib := tp.SiblingsOf(cpu)
+	core := sib.Weight() > 1
+	for c := sib.First(); c >= 0 && core; c = sib.Next(c + 1) {
+		if i, _, _ := l.sim.CPUState(c); !i {
+			core = false
+		}
+	}
+	s := "idle"
+	if cs >= 0 && cs < len(l.cnames) {
+		s = "idle " + l.cnames[cs]
+	}
+	if core {
+		s += ", idle core"
+	}
+	return s
+}
+
+func (l *DecisionLog) onSwitch(cpu int, prev, next *engine.Task) {
+	if next == nil || int(next.ID) >= len(l.pending) {
+		return
+	}
+	slot := l.pending[next.ID]
+	if slot == 0 {
+		return
+	}
+	l.pending[next.ID] = 0
+	d := &l.ring[slot-1]
+	if d.LatencyNS < 0 {
+		d.LatencyNS = l.sim.Now() - d.TimeNS
+		l.changed = true
+	}
+}
+
+func (l *DecisionLog) onWakeup(d *engine.Decision) {
+	slot := int(l.n % LogSize)
+	x := &l.ring[slot]
+	// The slot's previous decision no longer waits for its latency.
+	if x.N > 0 && x.task >= 0 && int(x.task) < len(l.pending) && l.pending[x.task] == int32(slot+1) {
+		l.pending[x.task] = 0
+	}
+	l.n++
+	stages, probes := x.Stages[:0], x.Probes[:0]
+	*x = LoggedDecision{N: l.n, TimeNS: d.Time, Waker: l.name(d.Waker), WakerCPU: d.WakerCPU, Wakee: l.name(d.Task),
+		Prev: d.Prev, Target: d.Target, Sync: d.Sync, WakeWide: d.WakeWide, WantAffine: d.WantAffine,
+		Stage: d.Stage.String(), Chosen: d.Chosen, ChosenIdl: d.ChosenIdle, SISCalled: d.SISCalled,
+		SISProbes: d.SISProbes, SISLimit: d.SISLimit, SISCut: d.SISCutShort, CostNS: d.Cost, LatencyNS: -1, Recent: -1, task: d.Task}
+	if x.SISLimit >= 1<<30 {
+		x.SISLimit = -1
+	}
+	if int(d.Task) < l.sim.NumTasks() && d.Task >= 0 {
+		t := l.sim.Task(d.Task)
+		x.Recent = t.RecentUsedCPU()
+		if d.Stage == engine.StageRecent {
+			x.Recent = d.Chosen // select_idle_sibling swapped it with prev
+		}
+		for int(d.Task) >= len(l.pending) {
+			l.pending = append(l.pending, 0)
+		}
+		l.pending[d.Task] = int32(slot + 1)
+	}
+	x.Affine, x.AffineWhy = affine(d)
+	x.Stages, x.Probes = l.stages(d, x.Recent, stages, probes)
+	l.changed = true
+}
+
+// affine says what wake_affine decided, and why.
+func affine(d *engine.Decision) (string, string) {
+	switch {
+	case d.Stage == engine.StagePinned:
+		return "skipped", "the wakee may run on one CPU only: select_task_rq_fair is not called"
+	case d.WakeWide:
+		return "skipped", "wake_wide: the waker and wakee switch partners often (wakee_flips above the LLC size), so the wakeup is not pulled towards the waker; target = prev"
+	case !d.WantAffine:
+		return "skipped", "the waker's CPU is not among the wakee's allowed CPUs; target = prev"
+	case d.WakerCPU == d.Prev:
+		return "prev", "the waker runs on the wakee's previous CPU: no choice to make; target = prev"
+	case d.Target == d.WakerCPU:
+		why := "wake_affine pulled the wakeup to the waker's CPU (idle, or lighter loaded than prev)"
+		if d.Sync {
+			why += "; a sync wakeup: the waker is about to sleep"
+		}
+		return "waker", why
+	}
+	return "prev", "wake_affine kept prev: the waker's CPU was neither idle nor lighter loaded"
+}
+
+// stages reconstructs select_idle_sibling's path from the decision: the
+// candidates in order (target, prev, recent_used_cpu), then the scans,
+// with each probe attributed to the stage that made it.
+func (l *DecisionLog) stages(d *engine.Decision, recent int, st []Tried, pr []Probed) ([]Tried, []Probed) {
+	tp := l.sim.Topology()
+	probes := d.Probes
+	k := 0
+	add := func(stage string, n int) {
+		for ; n > 0 && k < len(probes); n-- {
+			pr = append(pr, Probed{CPU: probes[k], Stage: stage, State: l.state(probes[k])})
+			k++
+		}
+	}
+	res := func(ok bool, cpu int) string {
+		if ok {
+			return fmt.Sprintf("CPU %d idle: chosen", cpu)
+		}
+		return fmt.Sprintf("CPU %d busy", cpu)
+	}
+	switch d.Stage {
+	case engine.StagePinned:
+		return append(st, Tried{"pinned", fmt.Sprintf("CPU %d, its only allowed CPU", d.Chosen)}), pr
+	case engine.StageFallback:
+		st = append(st, Tried{"fallback", fmt.Sprintf("the search chose a CPU the wakee may not use: select_fallback_rq gave CPU %d", d.Chosen)})
+	}
+	stage := d.Stage
+	if stage == engine.StageFallback {
+		stage = engine.StageBusyTarget // the search's own end is not recorded
+	}
+	// 1. target
+	add("target", 1)
+	st = append(st, Tried{"target", res(stage == engine.StageTarget, d.Target)})
+	if stage == engine.StageTarget {
+		return st, pr
+	}
+	// 2. prev, when it shares the LLC with target
+	if d.Prev != d.Target && tp.ShareCache(d.Prev, d.Target) {
+		add("prev", 1)
+		st = append(st, Tried{"prev", res(stage == engine.StagePrev, d.Prev)})
+		if stage == engine.StagePrev {
+			return st, pr
+		}
+	} else {
+		st = append(st, Tried{"prev", "skipped (same as target, or another LLC)"})
+	}
+	// 3. recent_used_cpu
+	if stage == engine.StageRecent {
+		add("recent_used_cpu", 1)
+		return append(st, Tried{"recent_used_cpu", res(true, d.Chosen)}), pr
+	}
+	if recent >= 0 && recent != d.Prev && recent != d.Target && tp.ShareCache(recent, d.Target) && k < len(probes) && probes[k] == recent {
+		add("recent_used_cpu", 1)
+		st = append(st, Tried{"recent_used_cpu", res(false, recent)})
+	} else {
+		st = append(st, Tried{"recent_used_cpu", "skipped (none, or not a new candidate in target's LLC)"})
+	}
+	if stage == engine.StageNoLLC {
+		return append(st, Tried{"no LLC", "target has no LLC domain: target it is"}), pr
+	}
+	rest := len(probes) - k
+	smt := 0
+	switch stage {
+	case engine.StageBusyTarget:
+		smt = tp.SiblingsOf(d.Target).Weight()
+	case engine.StageIdleSMT:
+		sib := tp.SiblingsOf(d.Target)
+		for c := sib.First(); c >= 0; c = sib.Next(c + 1) {
+			smt++
+			if c == d.Chosen {
+				break
+			}
+		}
+	}
+	cpuN := d.SISProbes
+	if stage == engine.StageIdleCore {
+		cpuN, smt = 0, 0
+	}
+	if d.SISCalled && !d.SISCutShort && stage != engine.StageIdleCPU && stage != engine.StageIdleCore && stage != engine.StageIdleSMT && stage != engine.StageBusyTarget {
+		cpuN = d.SISProbes
+	}
+	coreN := max(0, rest-cpuN-smt)
+	sisCore := l.sim.Knobs().On(knob.SIS_CORE)
+	// 4. select_idle_core
+	switch {
+	case !sisCore:
+		st = append(st, Tried{"select_idle_core", "skipped (SIS_CORE off)"})
+	case stage == engine.StageIdleCore:
+		add("select_idle_core", rest)
+		st = append(st, Tried{"select_idle_core", fmt.Sprintf("found idle core of CPU %d after %d probes", d.Chosen, rest)})
+		return st, pr
+	case coreN == 0:
+		st = append(st, Tried{"select_idle_core", "skipped (the LLC's has_idle_cores hint is off)"})
+	default:
+		add("select_idle_core", coreN)
+		st = append(st, Tried{"select_idle_core", fmt.Sprintf("no idle core in %d probes (clears has_idle_cores)", coreN)})
+	}
+	// 5. select_idle_cpu
+	limit := "no limit"
+	if d.SISLimit < 1<<30 {
+		limit = fmt.Sprintf("limit nr=%d", d.SISLimit)
+	}
+	switch {
+	case !d.SISCalled:
+		st = append(st, Tried{"select_idle_cpu", "skipped (avg_idle below the scan cost, or the LLC judged overloaded)"})
+	case stage == engine.StageIdleCPU:
+		add("select_idle_cpu", cpuN)
+		st = append(st, Tried{"select_idle_cpu", fmt.Sprintf("found CPU %d after %d probes (%s)", d.Chosen, cpuN, limit)})
+		return st, pr
+	case d.SISCutShort:
+		add("select_idle_cpu", cpuN)
+		st = append(st, Tried{"select_idle_cpu", fmt.Sprintf("gave up after %d probes (%s ran out)", cpuN, limit)})
+	default:
+		add("select_idle_cpu", cpuN)
+		st = append(st, Tried{"select_idle_cpu", fmt.Sprintf("no idle CPU in %d probes (%s)", cpuN, limit)})
+	}
+	// 6. select_idle_smt
+	if stage == engine.StageIdleSMT {
+		add("select_idle_smt", len(probes)-k)
+		return append(st, Tried{"select_idle_smt", fmt.Sprintf("found idle sibling CPU %d", d.Chosen)}), pr
+	}
+	add("select_idle_smt", len(probes)-k)
+	st = append(st, Tried{"select_idle_smt", "no idle sibling of target"})
+	return append(st, Tried{"busy target", fmt.Sprintf("nothing idle found: CPU %d (busy) it is", d.Target)}), pr
+}
