@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"schedplay/playground"
+	"schedplay/presets"
 )
 
 // TestTeachingPage walks the page as a new visitor would, on one tab:
@@ -86,7 +89,35 @@ func TestTeachingPage(t *testing.T) {
 	p.waitFor("the P4 with its own workload", `sim.state().cpus === 1 && sim.state().building === null && sim.state().workloads.join() === "schbench:m=1,t=1"`, 60*time.Second)
 	p.waitFor("the workload editor to show it", `[...document.querySelectorAll("#workloads .workload input")].map(i => i.value).join() === "schbench:m=1,t=1"`, 10*time.Second)
 
-	// (4) A big screen.
+	// (4) Every experiment opens as a guided run: all its live arms, its
+	// arms listed, its seed table and its checks; v6 (the quickest)
+	// is reproduced to the end and its checks get verdicts.
+	for _, e := range presets.Experiments() {
+		live := len(playground.LiveArms(e))
+		p.do("pick "+e.Name, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
+			`(() => { const s = document.getElementById("preset"); s.value = "exp:%s"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`, e.Name)))
+		p.waitFor(e.Name+": its arms running", fmt.Sprintf(`sim.state().experiment === %q && sim.state().building === null && sim.state().arms.length === %d`, e.Name, live), 90*time.Second)
+		p.waitFor(e.Name+": the experiment panel", fmt.Sprintf(`!document.getElementById("experiment").hidden && window.schedplayExperiment && window.schedplayExperiment.name === %q &&
+			document.querySelectorAll("#exp-arms tbody tr").length === %d && document.querySelectorAll("#exp-checks li .badge").length === %d &&
+			document.querySelectorAll("#exp-rows tbody tr").length === %d`, e.Name, len(e.Arms), 2*len(e.Checks), len(e.Rows)), 30*time.Second)
+		if live > 1 {
+			p.waitFor(e.Name+": live verdicts", `window.schedplayExperiment.live && window.schedplayExperiment.live.outcome &&
+				window.schedplayExperiment.live.outcome.checks.some(c => !c.pending)`, 60*time.Second)
+		}
+		if e.Name == "v6-pipe-pingpong" {
+			p.waitFor(e.Name+": reproduced at the quick size", `window.schedplayExperiment.quick.done === window.schedplayExperiment.quick.total &&
+				document.querySelector("#exp-checks li:nth-child(2) .badge").textContent.match(/PASS|FAIL/)`, 3*time.Minute)
+		}
+		if e.Name == "v2-hackbench-scaling" {
+			p.waitFor(e.Name+": the time-to-completion chart", `document.querySelectorAll("#exp-chart svg rect.seed").length > 0`, 10*time.Second)
+		}
+		t.Logf("%s: %d arms, %d live, %d checks: %s", e.Name, len(e.Arms), live, len(e.Checks),
+			shorten(eval[string](p, `document.getElementById("exp-status").textContent`), 200))
+	}
+	_, png = p.screenshot()
+	p.saveScreenshot("schedplay-e2e-experiment.png", png)
+
+	// (5) A big screen.
 	p.setHash("")
 	p.do("resize to 1920x1080", chromedp.EmulateViewport(1920, 1080))
 	p.waitFor("the default again", `sim.state().cpus === 88 && sim.state().building === null && sim.state().ab`, 60*time.Second)

@@ -106,7 +106,7 @@ func (st *State) Story() string {
 	if plain.Encode() == Default().Encode() {
 		return StoryText
 	}
-	if st.Experiment != "" {
+	if st.IsExperiment() {
 		if e, err := presets.ExperimentByName(st.Experiment); err == nil {
 			return e.Target + ": " + e.Title
 		}

@@ -205,8 +205,8 @@ func (r *Runner) Snapshot(s *Snapshot, bars bool, info int) {
 }
 
 func armIndex(label string) int {
-	if label == "B" {
-		return 1
+	if len(label) == 1 && label[0] >= 'A' && label[0] < 'A'+MaxArms {
+		return int(label[0] - 'A')
 	}
 	return 0
 }

@@ -153,13 +153,39 @@ func TestHostileLinksAreRefusedWithAReason(t *testing.T) {
 	}
 }
 
-func TestExperimentLinkOpensTwoArms(t *testing.T) {
+func TestExperimentLinkOpensItsArms(t *testing.T) {
 	st, err := Parse("exp=v1-sis-schbench-one-socket")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !st.AB || st.Knobs["SIS_BOUND"] != "" || st.KnobsB["SIS_BOUND"] != "true" {
-		t.Fatalf("experiment arms not opened as A/B: %+v", st)
+	if !st.AB || st.NumArms() != 4 || st.Knobs["SIS_BOUND"] != "" || st.KnobsB["SIS_BOUND"] != "true" ||
+		st.Extra[0]["SIS_CORE"] != "false" || st.Extra[1]["SIS_PROP"] != "false" {
+		t.Fatalf("experiment arms not opened as A-D: %+v", st)
+	}
+	link := st.Encode()
+	if !strings.Contains(link, "exp=v1-sis-schbench-one-socket") || !strings.Contains(link, "arms=4") {
+		t.Fatalf("link %s", link)
+	}
+	back, err := Parse(link)
+	if err != nil || back.Encode() != link || back.Experiment != st.Experiment {
+		t.Fatalf("round trip: %v %q", err, back.Encode())
+	}
+	// Changing an arm leaves the experiment: the link no longer names it.
+	back.Knobs["SIS_CORE"] = "false"
+	if strings.Contains(back.Encode(), "exp=") {
+		t.Fatalf("a changed experiment still links as one: %s", back.Encode())
+	}
+	for _, e := range presets.Experiments() {
+		st, err := Parse("exp=" + e.Name)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		if n := st.NumArms(); n != len(LiveArms(e)) || n > MaxArms {
+			t.Errorf("%s: %d arms, live %v", e.Name, n, LiveArms(e))
+		}
+		if !st.IsExperiment() {
+			t.Errorf("%s: not recognised as itself", e.Name)
+		}
 	}
 }
 

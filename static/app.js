@@ -356,7 +356,7 @@
     const s = $("preset");
     s.replaceChildren();
     const machines = el("optgroup", { label: "Machines" });
-    const exps = el("optgroup", { label: "Experiments (open as A/B)" });
+    const exps = el("optgroup", { label: "Experiments (guided runs)" });
     for (const p of list) {
       const value = p.Kind === "experiment" ? "exp:" + p.Name : p.Name;
       presetInfo[value] = p;
@@ -871,6 +871,7 @@
     tbody.replaceChildren(...rows);
 
     renderStory(s);
+    pollExperiment(s);
     renderDecisions();
     renderOverlay();
     renderError();
@@ -880,6 +881,143 @@
     const text = s.story || "";
     $("story").hidden = !text;
     if ($("story-text").textContent !== text) $("story-text").textContent = text;
+  }
+
+  // ---- the experiment panel -----------------------------------------------------
+
+  let expBusy = false;
+  let expLast = 0;
+  const EXP_MS = 1500;
+
+  function pollExperiment(s) {
+    const box = $("experiment");
+    if (!s.experiment) {
+      box.hidden = true;
+      window.schedplayExperiment = null;
+      return;
+    }
+    if (expBusy || Date.now() - expLast < EXP_MS) return;
+    expBusy = true;
+    expLast = Date.now();
+    sim.experiment().then((json) => {
+      expBusy = false;
+      const x = JSON.parse(json);
+      window.schedplayExperiment = x;
+      renderExperiment(x);
+    }, (e) => {
+      expBusy = false;
+      $("exp-status").textContent = "experiment: " + ((e && e.message) || e);
+    });
+  }
+
+  function fmtNum(v) {
+    if (v == null || !isFinite(v)) return "—";
+    const a = Math.abs(v);
+    if (a >= 1000) return fmtInt(Math.round(v));
+    if (a >= 10) return v.toFixed(1);
+    if (a >= 1) return v.toFixed(2);
+    return v.toPrecision(3);
+  }
+
+  function verdict(c) {
+    if (!c) return el("span", { class: "badge pending", textContent: "—" });
+    if (c.pending) return el("span", { class: "badge pending", textContent: "waiting", title: c.detail });
+    return el("span", { class: "badge " + (c.pass ? "pass" : "fail"), textContent: c.pass ? "PASS" : "FAIL", title: c.detail });
+  }
+
+  function renderExperiment(x) {
+    const box = $("experiment");
+    if (!x) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    $("exp-title").textContent = `${x.target}: ${x.title}`;
+    const q = x.quick || {};
+    const live = x.live || {};
+    const qs = x.quickSize || {};
+    const seeds = qs.seeds || 1;
+    $("exp-status").textContent = (live.error ? `live arms: ${live.error}. ` : `Live arms at t = ${fmtNum(live.t || 0)} s (seed 1; they pause at ${fmtNum(x.stopAtS)} s). `) +
+      (q.error ? `Reproduction failed: ${q.error}` : q.done < q.total
+        ? `Reproducing at the quick size (${qs.duration_s || "full"} s × ${seeds} seeds, as make test): ${q.done} of ${q.total} runs done, now ${q.running}.`
+        : `Reproduced at the quick size: ${q.total} runs in ${fmtNum(q.wallS)} s.`);
+    // Arms.
+    const armRows = (x.arms || []).map((a) => el("tr", {},
+      el("td", {}, el("b", { textContent: a.name })),
+      el("td", { textContent: a.label || "" }),
+      el("td", { class: "muted", textContent: [a.machine, (a.workloads || []).join(" "), Object.entries(a.knobs || {}).map(([k, v]) => `${k}=${v}`).join(" ")].join(" · ") }),
+      el("td", { textContent: a.live ? `live as ${a.live}` : "", title: a.live ? "Running on the canvas as this arm" : "Reproduced in the background only" })));
+    $("exp-arms").replaceChildren(el("thead", {}, el("tr", {}, el("th", { textContent: "arm" }), el("th", { textContent: "what" }), el("th", { textContent: "setup" }), el("th", { textContent: "" }))),
+      el("tbody", {}, ...armRows));
+    // Rows: the seed's figure, the live arms', the reproduction's.
+    const lo = (live.outcome && live.outcome.rows) || [];
+    const qo = (q.outcome && q.outcome.rows) || [];
+    const rows = qo.map((r, i) => {
+      const l = lo[i];
+      const cell = (row) => row && !row.error ? fmtNum(row.mean) + (row.stdev ? ` ±${fmtNum(row.stdev)}` : "") : "—";
+      return el("tr", {}, el("td", { textContent: r.label }), el("td", { textContent: r.seed == null ? "—" : fmtNum(r.seed) }),
+        el("td", { textContent: cell(l), title: l && l.error ? l.error : "" }), el("td", { textContent: cell(r), title: r.error || "" }));
+    });
+    $("exp-rows").replaceChildren(el("thead", {}, el("tr", {}, el("th", { textContent: "seed table" }), el("th", { textContent: "seed" }),
+      el("th", { textContent: "live" }), el("th", { textContent: `quick (${seeds} seeds)` }))), el("tbody", {}, ...rows));
+    renderExpChart(qo, lo);
+    // Checks.
+    const lc = (live.outcome && live.outcome.checks) || [];
+    const qc = (q.outcome && q.outcome.checks) || [];
+    $("exp-checks").replaceChildren(...qc.map((c, i) => el("li", {}, verdict(qc[i]), " ", verdict(lc[i]), " ", c.rule,
+      el("div", { class: "muted", textContent: (c.pending ? (lc[i] && !lc[i].pending ? "live: " + lc[i].detail : c.detail) : c.detail) })))
+    );
+    const legend = el("li", { class: "muted" }, "first badge: the reproduction at the quick size (schedsim reproduce --quick); second: the live arms so far");
+    $("exp-checks").prepend(legend);
+    if (x.knownFail) $("exp-checks").append(el("li", { class: "muted", textContent: "Known not to reproduce: " + x.knownFail }));
+    $("exp-source").textContent = x.source || "";
+    $("exp-notes-list").replaceChildren(...(x.notes || []).map((n) => el("li", { textContent: n })));
+  }
+
+  // renderExpChart draws the time-to-completion rows (hackbench's time,
+  // a compile's completion) as bars: the seed's figures against the
+  // simulated ones, each series relative to its own largest value (the
+  // checks compare ratios, not absolute times).
+  function renderExpChart(rows, liveRows) {
+    const box = $("exp-chart");
+    const timeRows = rows.filter((r) => /:(completion_s|req_p50_s)$/.test(r.sim));
+    if (!timeRows.length) {
+      box.replaceChildren();
+      return;
+    }
+    const val = (r) => (r && !r.error ? r.mean : null);
+    const maxOf = (xs) => Math.max(1e-12, ...xs.filter((v) => v != null));
+    const seedMax = maxOf(timeRows.map((r) => r.seed));
+    const simMax = maxOf(timeRows.map(val));
+    const W = 280, rowH = 14, labelW = 110, barW = W - labelW - 4;
+    const NS = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("width", W);
+    svg.setAttribute("height", timeRows.length * rowH + 18);
+    svg.setAttribute("class", "exp-chart");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", "Time to completion: seed figures and simulated ones, each relative to its largest");
+    const add = (tag, attrs, text) => {
+      const e = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      if (text != null) e.textContent = text;
+      svg.append(e);
+      return e;
+    };
+    timeRows.forEach((r, i) => {
+      const y = i * rowH;
+      add("text", { x: 0, y: y + 10, class: "lbl" }, r.label.length > 20 ? r.label.slice(0, 19) + "…" : r.label).append(
+        Object.assign(document.createElementNS(NS, "title"), { textContent: r.label }));
+      if (r.seed != null) add("rect", { x: labelW, y: y + 1, width: barW * r.seed / seedMax, height: 5, class: "seed" });
+      const v = val(r);
+      if (v != null) add("rect", { x: labelW, y: y + 7, width: barW * v / simMax, height: 5, class: "sim" });
+    });
+    const y = timeRows.length * rowH + 12;
+    add("rect", { x: labelW, y: y - 7, width: 8, height: 5, class: "seed" });
+    add("text", { x: labelW + 11, y, class: "lbl" }, "seed");
+    add("rect", { x: labelW + 50, y: y - 7, width: 8, height: 5, class: "sim" });
+    add("text", { x: labelW + 61, y, class: "lbl" }, "simulated (each ÷ its largest)");
+    box.replaceChildren(el("div", { class: "small muted", textContent: "Time to completion" }), svg);
   }
 
   // ---- the decision panel -------------------------------------------------------

@@ -41,6 +41,8 @@ type client struct {
 	onceFrom time.Time // when the page started (worker start times)
 	// forceBuild is a debugPanic("build") waiting for the next build.
 	forceBuild bool
+	// exp is the guided run of the experiment the arms are (nil: none).
+	exp *expRun
 	// hlArm, hlN: the decision highlighted on the map (hlN 0: none).
 	hlArm int
 	hlN   int64
@@ -93,8 +95,16 @@ func (c *client) worker(i int) *engineWorker {
 	if w := c.workers[i]; w != nil && !w.dead {
 		return w
 	}
-	ew := &engineWorker{arm: i, started: time.Now()}
-	ew.w = js.Global().Get("Worker").New("worker.js", map[string]any{"name": fmt.Sprintf("schedplay engine %c", 'A'+i)})
+	ew := c.newEngineWorker(i, fmt.Sprintf("schedplay engine %c", 'A'+i))
+	c.workers[i] = ew
+	return ew
+}
+
+// newEngineWorker starts a Web Worker in the engine role (arm -1: the
+// experiment worker).
+func (c *client) newEngineWorker(arm int, name string) *engineWorker {
+	ew := &engineWorker{arm: arm, started: time.Now()}
+	ew.w = js.Global().Get("Worker").New("worker.js", map[string]any{"name": name})
 	ew.w.Set("onmessage", js.FuncOf(func(_ js.Value, a []js.Value) any {
 		c.message(ew, a[0].Get("data"))
 		return nil
@@ -108,11 +118,14 @@ func (c *client) worker(i int) *engineWorker {
 		c.mu.Lock()
 		ew.dead = true
 		c.mu.Unlock()
-		report(&playground.PanicError{Where: fmt.Sprintf("running arm %c's engine worker", 'A'+ew.arm), Value: text}, "", true)
+		where := fmt.Sprintf("running arm %c's engine worker", 'A'+ew.arm)
+		if ew.arm < 0 {
+			where = "running the experiment's arms"
+		}
+		report(&playground.PanicError{Where: where, Value: text}, "", ew.arm >= 0)
 		return nil
 	}))
 	ew.w.Call("postMessage", map[string]any{"t": "init", "module": js.Global().Get("schedplayModule")})
-	c.workers[i] = ew
 	return ew
 }
 
@@ -240,22 +253,39 @@ func (c *client) snap(b []byte) {
 		return
 	}
 	c.scratch = c.views[s.Arm].Take(s)
-	// A/B: neither arm may run further ahead of the other than a lead
-	// (a fifth of a second of its own pace).
-	if len(c.views) == 2 {
+	// Side by side: no arm may run further ahead of the slowest other
+	// one than a lead. The lead is a second of the reference arm's own
+	// pace (at least 20 ms simulated): the arm ahead waits only for an
+	// arm that is truly slower, never for the page's messages.
+	if len(c.views) > 1 {
 		me := c.views[s.Arm].Snap
-		other := 1 - s.Arm
-		// The lead is a second of the reference arm's own pace (at
-		// least 20 ms simulated): the arm ahead waits only for an arm
-		// that is truly slower, never for the page's messages.
 		lead := 20 * float64(engine.Millisecond)
 		if sp := c.state.Speed; sp > 0 {
 			lead = max(lead, sp*float64(time.Second))
 		} else {
 			lead = max(lead, me.SimRate*float64(time.Second))
 		}
-		c.ctl(other, float64(me.Totals.Now)+lead)
+		for i := range c.views {
+			if i != s.Arm {
+				c.ctl(i, c.slowestBut(i)+lead)
+			}
+		}
 	}
+	c.stopExperimentRun()
+}
+
+// slowestBut is the lowest simulated time of the arms other than i (hold
+// mu).
+func (c *client) slowestBut(i int) float64 {
+	low := -1.0
+	for j, v := range c.views {
+		if j != i && v.Have {
+			if t := float64(v.Snap.Totals.Now); low < 0 || t < low {
+				low = t
+			}
+		}
+	}
+	return max(low, 0)
 }
 
 // ctl sends arm i its controls (limit -1: none) (hold mu).
@@ -269,8 +299,8 @@ func (c *client) ctl(i int, limit float64) {
 func (c *client) ctlAll() {
 	for i := range c.views {
 		lim := -1.0
-		if len(c.views) == 2 && c.views[1-i].Have {
-			lim = float64(c.views[1-i].Snap.Totals.Now) + 20*float64(engine.Millisecond)
+		if len(c.views) > 1 {
+			lim = c.slowestBut(i) + 20*float64(engine.Millisecond)
 		}
 		c.ctl(i, lim)
 	}
@@ -288,7 +318,7 @@ func (c *client) built(ew *engineWorker, m js.Value) {
 		var err error = errors.New(e)
 		if m.Get("crashed").Truthy() {
 			err = &playground.PanicError{Where: m.Get("where").String(), Value: workerPanic(m.Get("message").String()), Stack: m.Get("stack").String()}
-		} else if j.n == 2 && !strings.HasPrefix(e, "arm ") {
+		} else if j.n > 1 && !strings.HasPrefix(e, "arm ") {
 			err = fmt.Errorf("arm %c: %s", 'A'+ew.arm, e)
 		}
 		for i := 0; i < j.n; i++ {
@@ -339,6 +369,7 @@ func (c *client) built(ew *engineWorker, m js.Value) {
 		}
 	}
 	c.ctlAll()
+	c.experimentFor(&c.state)
 	c.mu.Unlock()
 	if j.done != nil {
 		j.done(nil)
@@ -352,10 +383,7 @@ func (c *client) built(ew *engineWorker, m js.Value) {
 func (c *client) Begin(st playground.State, _ time.Time, done func(error)) {
 	c.mu.Lock()
 	c.seq++
-	n := 1
-	if st.AB {
-		n = 2
-	}
+	n := st.NumArms()
 	j := &buildJob{seq: c.seq, st: st.Clone(), n: n, built: make([]bool, n), prog: make([]*playground.BuildProgress, n), started: time.Now(), done: done}
 	if spec, err := st.MachineSpec(); err == nil {
 		j.cpus = spec.NumCPUs()

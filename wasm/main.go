@@ -684,6 +684,7 @@ func installAPI() {
 		"setAB": setter("setAB", func(a []js.Value) any {
 			return change(func(st *playground.State) error {
 				st.AB = arg(a, 0).Truthy()
+				st.Extra = nil
 				return nil
 			})
 		}),
@@ -718,6 +719,20 @@ func installAPI() {
 		// highlight(arm, n) shows decision n of arm (0 = A) on the map.
 		"highlight": fn("highlight", func(a []js.Value) any {
 			return app.Highlight(arg(a, 0).Int(), int64(arg(a, 1).Float()))
+		}),
+		// experiment() is the experiment panel (a promise of JSON, "null"
+		// when the arms are no experiment's): the experiment's arms, its
+		// rows and checks evaluated on the live arms so far and on its
+		// reproduction at the quick size in the background.
+		"experiment": fn("experiment", func([]js.Value) any {
+			return promise("reading the experiment", false, func() (string, error) {
+				v, err := app.Experiment()
+				if err != nil {
+					return "", err
+				}
+				b, err := json.Marshal(v)
+				return string(b), err
+			})
 		}),
 		// perf() is the debug overlay's record: the main thread's frame
 		// times (p50, p99, max over the last frames), and per engine
@@ -822,9 +837,9 @@ func stateView() playground.PageState {
 	st := app.State()
 	v := playground.PageState{
 		Ready: js.Global().Get("simReady").Truthy(), Link: "#" + st.Encode(), Preset: st.Preset,
-		Workloads: st.Workloads, Knobs: st.Knobs, KnobsB: st.KnobsB, AB: st.AB, Seed: st.Seed, Speed: finite(st.Speed),
+		Workloads: st.Workloads, Knobs: st.Knobs, KnobsB: st.KnobsB, Extra: st.Extra, AB: st.AB, Seed: st.Seed, Speed: finite(st.Speed),
 		AchievedSpeed: finite(app.AchievedSpeed()), Paused: app.Paused(), Finished: app.Finished(),
-		Experiment: st.Experiment, Error: app.Error(), Crash: app.Crashed(), Halted: app.Halted(),
+		Experiment: expName(&st), Error: app.Error(), Crash: app.Crashed(), Halted: app.Halted(),
 		Frames: stats.count(), Story: st.Story(),
 	}
 	if p, ok := app.Building(); ok {
@@ -854,6 +869,15 @@ func stateView() playground.PageState {
 		v.Arms = append(v.Arms, av)
 	}
 	return v
+}
+
+// expName is the experiment the state runs, "" when its arms are no
+// longer the experiment's.
+func expName(st *playground.State) string {
+	if st.IsExperiment() {
+		return st.Experiment
+	}
+	return ""
 }
 
 // finite keeps NaN and ±Inf (which JSON cannot carry) out of state().

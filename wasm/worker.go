@@ -285,6 +285,14 @@ func (w *worker) handle(m js.Value) {
 				return
 			}
 			w.post(map[string]any{"t": "reply", "id": id, "ok": true, "body": string(b)}, nil)
+		case "expRun":
+			id := m.Get("id").Int()
+			body, err := runExperimentArm(m.Get("name").String(), m.Get("arm").Int(), m.Get("seed").Int())
+			if err != nil {
+				w.post(map[string]any{"t": "reply", "id": id, "ok": false, "body": err.Error()}, nil)
+				return
+			}
+			w.post(map[string]any{"t": "reply", "id": id, "ok": true, "body": body}, nil)
 		case "debugPanic":
 			w.forced[m.Get("where").String()] = true
 		}
