@@ -29,6 +29,8 @@ func TestTeachingPage(t *testing.T) {
 	requireChromium(t)
 	baseURL, _ := servePage(t)
 	b := newBrowser(t)
+	start := time.Now()
+	defer func() { t.Logf("TestTeachingPage: %v in the browser", time.Since(start).Round(time.Second)) }()
 	ctx, con := b.tab(t, 5*time.Minute)
 	p := &page{t: t, ctx: ctx, con: con}
 	p.do("open the page at 1024x768", chromedp.EmulateViewport(1024, 768), chromedp.Navigate(baseURL+"/"))
@@ -83,6 +85,49 @@ func TestTeachingPage(t *testing.T) {
 		t.Error("the knobs carry no explanation with a source")
 	}
 
+	// (2b) Traces: the last 50 ms of arm B as JSON; "Open in Perfetto"
+	// up to the postMessage, with the Perfetto tab stubbed (no network).
+	n := eval[int](p, `sim.exportTrace(50, "json", 1).then(t => JSON.parse(t).traceEvents.filter(e => e.ph === "X").length)`, chromedp.EvalAwaitPromise)
+	if n == 0 {
+		t.Error("the exported trace has no slices")
+	}
+	p.do("stub the Perfetto tab", chromedp.Evaluate[chromedp.Void](`(() => {
+		const rec = window.perfettoStub = { url: "", msgs: [] };
+		window.open = (url) => { rec.url = url; return { closed: false, postMessage(data, origin) {
+			if (data === "PING") {
+				rec.msgs.push({ ping: true, origin });
+				setTimeout(() => window.dispatchEvent(new MessageEvent("message", { data: "PONG", origin: "https://ui.perfetto.dev" })), 0);
+			} else {
+				const p = data.perfetto;
+				rec.msgs.push({ origin, keys: Object.keys(p).sort().join(","), bytes: p.buffer.byteLength, url: p.url, title: p.title,
+					json: new TextDecoder().decode(p.buffer).startsWith('{"traceEvents":[') });
+			}
+		} }; };
+	})()`))
+	p.do("set the trace length", chromedp.Evaluate[chromedp.Void](`document.getElementById("trace-ms").value = "30"`))
+	p.do("click Open in Perfetto", chromedp.Click(chromedp.ID("trace-perfetto")))
+	p.waitFor("the trace posted to Perfetto", `window.perfettoStub.msgs.some(m => m.keys)`, 60*time.Second)
+	type posted struct {
+		URL  string
+		Msgs []struct {
+			Ping   bool
+			Origin string
+			Keys   string
+			Bytes  int
+			URL    string
+			Title  string
+			JSON   bool
+		}
+	}
+	got := eval[posted](p, `window.perfettoStub`)
+	last := got.Msgs[len(got.Msgs)-1]
+	href := eval[string](p, `location.href`)
+	if got.URL != "https://ui.perfetto.dev" || !got.Msgs[0].Ping || last.Origin != "https://ui.perfetto.dev" ||
+		last.Keys != "buffer,fileName,title,url" || last.URL != href || !last.JSON || last.Bytes == 0 {
+		t.Errorf("Open in Perfetto posted %+v", got)
+	}
+	t.Logf("Perfetto: %d PINGs, then %d bytes titled %q", len(got.Msgs)-1, last.Bytes, last.Title)
+
 	// (3) Switching the machine switches the (default) workload.
 	p.do("pick the P4", chromedp.Evaluate[chromedp.Void](
 		`(() => { const s = document.getElementById("preset"); s.value = "p4-up-1c-1t"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`))
@@ -111,7 +156,7 @@ func TestTeachingPage(t *testing.T) {
 		if e.Name == "v2-hackbench-scaling" {
 			p.waitFor(e.Name+": the time-to-completion chart", `document.querySelectorAll("#exp-chart svg rect.seed").length > 0`, 10*time.Second)
 		}
-		t.Logf("%s: %d arms, %d live, %d checks: %s", e.Name, len(e.Arms), live, len(e.Checks),
+		t.Logf("%v %s: %d arms, %d live, %d checks: %s", time.Since(start).Round(time.Second), e.Name, len(e.Arms), live, len(e.Checks),
 			shorten(eval[string](p, `document.getElementById("exp-status").textContent`), 200))
 	}
 	_, png = p.screenshot()
@@ -133,6 +178,9 @@ func TestTeachingPage(t *testing.T) {
 // lie inside the viewport (no scrolling needed to reach them).
 func (p *page) checkPanelVisible(what string) {
 	p.t.Helper()
+	// The panel scrolls inside itself; the check is about its layout, so
+	// it starts from the top (where a fresh page shows it).
+	p.do("scroll the panel to the top", chromedp.Evaluate[chromedp.Void](`document.getElementById("panel").scrollTop = 0`))
 	type box struct{ X, Y, W, H, VW, VH float64 }
 	for _, id := range []string{"panel", "run", "decisions"} {
 		r := eval[box](p, fmt.Sprintf(`(() => { const r = document.getElementById(%q).getBoundingClientRect(); return {X: r.x, Y: r.y, W: r.width, H: r.height, VW: innerWidth, VH: innerHeight}; })()`, id))

@@ -646,6 +646,8 @@
     $("ab").addEventListener("change", (e) => report(api("setAB", e.target.checked)));
     $("share").addEventListener("click", share);
     $("download").addEventListener("click", download);
+    $("trace-export").addEventListener("click", exportTrace);
+    $("trace-perfetto").addEventListener("click", openPerfetto);
     $("building-cancel").addEventListener("click", () => {
       api("cancelBuild");
       forceSync = true;
@@ -744,6 +746,91 @@
       field.focus();
       field.select();
     }
+  }
+
+  // ---- traces -------------------------------------------------------------
+
+  const PERFETTO = "https://ui.perfetto.dev";
+
+  function traceArgs() {
+    const ms = Number($("trace-ms").value);
+    if (!(ms > 0 && ms <= 10000)) throw new Error(`trace length ${$("trace-ms").value}: 1..10000 ms`);
+    return { ms, arm: Number($("trace-arm").value) || 0 };
+  }
+
+  async function fetchTrace(format) {
+    const { ms, arm } = traceArgs();
+    const label = String.fromCharCode(65 + arm);
+    $("share-status").textContent = `Tracing arm ${label}'s last ${ms} ms (replaying the run)…`;
+    const text = await sim.exportTrace(ms, format, arm);
+    return { text, ms, label };
+  }
+
+  function traceName(t, ext) {
+    const s = lastState || {};
+    return `schedplay-${s.preset || "run"}-${t.label}-seed${s.seed || 1}-t${Number(s.simTime || 0).toFixed(3)}s-last${t.ms}ms.${ext}`;
+  }
+
+  async function exportTrace() {
+    if (!sim || fatalMsg) return;
+    const format = $("trace-format").value;
+    try {
+      const t = await fetchTrace(format);
+      const name = traceName(t, format === "json" ? "json" : "ftrace.txt");
+      const url = URL.createObjectURL(new Blob([t.text], { type: format === "json" ? "application/json" : "text/plain" }));
+      el("a", { href: url, download: name }).click();
+      setTimeout(() => URL.revokeObjectURL(url), 30000);
+      $("share-status").textContent = `Trace saved as ${name} (${fmtInt(t.text.length)} bytes).`;
+    } catch (e) {
+      localError = "export trace: " + ((e && e.message) || e);
+      $("share-status").textContent = "";
+      renderError();
+    }
+  }
+
+  // openPerfetto opens the Perfetto UI in a new tab (now, within the
+  // click, or a popup blocker stops it), then hands it the trace: PING
+  // until it answers PONG, then postMessage the trace with the share
+  // link, which Perfetto shows with it.
+  async function openPerfetto() {
+    if (!sim || fatalMsg) return;
+    const win = window.open(PERFETTO);
+    if (!win) {
+      localError = "Open in Perfetto: the browser blocked the new tab; allow pop-ups for this page, or use Export trace and open the file in Perfetto";
+      renderError();
+      return;
+    }
+    let t;
+    try {
+      t = await fetchTrace("json");
+    } catch (e) {
+      localError = "Open in Perfetto: " + ((e && e.message) || e);
+      $("share-status").textContent = "";
+      renderError();
+      return;
+    }
+    const buffer = new TextEncoder().encode(t.text).buffer;
+    const s = lastState || {};
+    const msg = { perfetto: { buffer, title: `schedplay: ${s.preset} arm ${t.label} seed ${s.seed}, last ${t.ms} ms`, fileName: traceName(t, "json"), url: location.href } };
+    $("share-status").textContent = "Waiting for Perfetto to open…";
+    let tries = 0;
+    const timer = setInterval(() => {
+      if (++tries > 200 || win.closed) {
+        clearInterval(timer);
+        window.removeEventListener("message", onPong);
+        $("share-status").textContent = "Perfetto did not answer; use Export trace and open the file there.";
+        return;
+      }
+      win.postMessage("PING", PERFETTO);
+    }, 50);
+    function onPong(e) {
+      if (e.origin !== PERFETTO || e.data !== "PONG") return;
+      clearInterval(timer);
+      window.removeEventListener("message", onPong);
+      win.postMessage(msg, PERFETTO);
+      $("share-status").textContent = `Trace sent to Perfetto (${fmtInt(t.text.length)} bytes) with this page's link.`;
+    }
+    window.addEventListener("message", onPong);
   }
 
   async function download() {
@@ -871,6 +958,11 @@
     tbody.replaceChildren(...rows);
 
     renderStory(s);
+    const ta = $("trace-arm");
+    const n = (s.arms || []).length || 1;
+    if (ta.options.length !== n) {
+      ta.replaceChildren(...Array.from({ length: n }, (_, i) => el("option", { value: String(i), textContent: String.fromCharCode(65 + i) })));
+    }
     pollExperiment(s);
     renderDecisions();
     renderOverlay();

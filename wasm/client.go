@@ -651,6 +651,30 @@ func (c *client) ask(msg map[string]any) (string, error) {
 	return string(b), e
 }
 
+// ExportTrace asks arm's worker for a trace of its last ms simulated
+// milliseconds (format json or ftrace).
+func (c *client) ExportTrace(arm int, ms float64, format string) (string, error) {
+	c.mu.Lock()
+	if arm < 0 || arm >= len(c.views) || c.halted {
+		c.mu.Unlock()
+		return "", fmt.Errorf("no arm %d running", arm)
+	}
+	c.nextID++
+	id := c.nextID
+	ch := make(chan reply, 1)
+	c.replies[id] = ch
+	c.worker(arm).post(map[string]any{"t": "trace", "id": id, "ms": ms, "format": format})
+	c.mu.Unlock()
+	r := <-ch
+	c.mu.Lock()
+	delete(c.replies, id)
+	c.mu.Unlock()
+	if !r.ok {
+		return "", errors.New(r.body)
+	}
+	return r.body, nil
+}
+
 // RunTo pauses and runs every arm to simulated time t (as `schedsim run
 // --duration` does); it returns the results.
 func (c *client) RunTo(t int64) (string, error) {

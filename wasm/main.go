@@ -630,6 +630,8 @@ func installAPI() {
 		"setPreset": setter("setPreset", func(a []js.Value) any {
 			name := arg(a, 0).String()
 			if strings.HasPrefix(name, "exp:") {
+				// A guided run: it runs (to the experiment's quick duration).
+				app.SetPaused(false)
 				applyFragment("exp=" + strings.TrimPrefix(name, "exp:"))
 				if e := app.Error(); e != "" {
 					return map[string]any{"ok": false, "error": e}
@@ -732,6 +734,22 @@ func installAPI() {
 				}
 				b, err := json.Marshal(v)
 				return string(b), err
+			})
+		}),
+		// exportTrace(ms, format, arm) is a promise of arm's (0 = A)
+		// trace of the last ms simulated milliseconds: "json" (Chrome
+		// trace, what Perfetto opens) or "ftrace" text.
+		"exportTrace": fn("exportTrace", func(a []js.Value) any {
+			ms, format, arm := arg(a, 0).Float(), "json", 0
+			if arg(a, 1).Type() == js.TypeString {
+				format = arg(a, 1).String()
+			}
+			if arg(a, 2).Type() == js.TypeNumber {
+				arm = arg(a, 2).Int()
+			}
+			return promise("exporting a trace", false, func() (string, error) {
+				waitBuilt()
+				return app.ExportTrace(arm, ms, format)
 			})
 		}),
 		// perf() is the debug overlay's record: the main thread's frame
