@@ -186,7 +186,8 @@ func TestPlayground(t *testing.T) {
 		// The experiment picker opens the A/B view with a B column.
 		p.do("pick an experiment", chromedp.Evaluate[chromedp.Void](
 			`(() => { const s = document.getElementById("preset"); s.value = "exp:v1-sis-schbench"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`))
-		p.waitFor("the A/B view", `sim.state().ab === true && sim.state().arms.length === 2 && document.querySelector('#knobs [data-knob="SIS_BOUND"][data-arm="b"]') !== null`, 10*time.Second)
+		p.waitFor("the experiment's four arms", `sim.state().experiment === "v1-sis-schbench" && sim.state().building === null && sim.state().ab === true &&
+			sim.state().arms.length === 4 && document.querySelector('#knobs [data-knob="SIS_BOUND"][data-arm="b"]') !== null`, 30*time.Second)
 		if !eval[bool](p, `document.querySelector('#knobs [data-knob="SIS_BOUND"][data-arm="b"]').checked`) {
 			t.Error("arm B's SIS_BOUND checkbox is not checked in v1-sis-schbench")
 		}

@@ -48,8 +48,6 @@ type LoggedDecision struct {
 	// LatencyNS is the time from the decision until the wakee ran (-1:
 	// it has not run yet).
 	LatencyNS int64 `json:"latency"`
-
-	task engine.TaskID
 }
 
 // Tried is one stage of select_idle_sibling and what it gave.
@@ -65,19 +63,42 @@ type Probed struct {
 	State string `json:"state"` // busy, idle, idle core, polling, or an idle state (C1, C6, …)
 }
 
-// DecisionLog records an arm's decisions (install with Attach).
+// DecisionLog records an arm's decisions (install with Attach). The
+// hooks copy what they see into preallocated storage and allocate
+// nothing; Last formats the panel's text (a few times a second).
 type DecisionLog struct {
 	sim     *engine.Sim
-	ring    [LogSize]LoggedDecision
+	ring    [LogSize]rawDecision
 	n       int64   // decisions recorded
 	pending []int32 // per task: the ring slot+1 of its decision awaiting a run (0: none)
 	cnames  []string
 	changed bool
 }
 
+// rawDecision is a decision as the hook saw it.
+type rawDecision struct {
+	n       int64
+	d       engine.Decision // d.Probes aliases probes
+	probes  []int
+	states  []probeState
+	recent  int
+	latency int64
+	sisCore bool
+}
+
+// probeState is a probed CPU's state at the decision.
+type probeState struct {
+	idle, polling, core bool
+	cstate              int
+}
+
 // Attach installs a log on sim's hooks (replacing any).
 func Attach(sim *engine.Sim) *DecisionLog {
 	l := &DecisionLog{sim: sim, cnames: sim.IdleStateNames()}
+	for i := range l.ring {
+		l.ring[i].probes = make([]int, 0, maxSnapProbes)
+		l.ring[i].states = make([]probeState, 0, maxSnapProbes)
+	}
 	sim.SetHooks(engine.Hooks{OnWakeup: l.onWakeup, OnSwitch: l.onSwitch})
 	return l
 }
@@ -96,15 +117,12 @@ func (l *DecisionLog) Changed() bool {
 	return c
 }
 
-// Last returns up to n of the newest decisions, oldest first (copies).
+// Last returns up to n of the newest decisions, oldest first.
 func (l *DecisionLog) Last(n int) []LoggedDecision {
 	n = int(min(int64(n), l.n, LogSize))
 	out := make([]LoggedDecision, 0, n)
 	for k := l.n - int64(n); k < l.n; k++ {
-		d := l.ring[k%LogSize]
-		d.Stages = append([]Tried(nil), d.Stages...)
-		d.Probes = append([]Probed(nil), d.Probes...)
-		out = append(out, d)
+		out = append(out, l.format(&l.ring[k%LogSize]))
 	}
 	return out
 }
@@ -117,34 +135,40 @@ func (l *DecisionLog) name(id engine.TaskID) string {
 	return fmt.Sprintf("%s [%d]", t.Name, id)
 }
 
-func (l *DecisionLog) state(cpu int) string {
-	idle, polling, cs := l.sim.CPUState(cpu)
+func (l *DecisionLog) stateName(st probeState) string {
 	switch {
-	case !idle:
+	case !st.idle:
 		return "busy"
-	case polling:
+	case st.polling:
 		return "polling"
 	}
-	tp := l.sim.Topology()
-	sib := tp.SiblingsOf(cpu)
-	core := sib.Weight() > 1
-	for c := sib.First(); c >= 0 && core; c = sib.Next(c + 1) {
-		if i, _, _ := l.sim.CPUState(c); !i {
-			core = false
-		}
-	}
 	s := "idle"
-	if cs >= 0 && cs < len(l.cnames) {
-		s = "idle " + l.cnames[cs]
+	if st.cstate >= 0 && st.cstate < len(l.cnames) {
+		s = "idle " + l.cnames[st.cstate]
 	}
-	if core {
+	if st.core {
 		s += ", idle core"
 	}
 	return s
 }
 
+func (l *DecisionLog) probe(cpu int) probeState {
+	idle, polling, cs := l.sim.CPUState(cpu)
+	st := probeState{idle: idle, polling: polling, cstate: cs}
+	if idle && !polling {
+		sib := l.sim.Topology().SiblingsOf(cpu)
+		st.core = sib.Weight() > 1
+		for c := sib.First(); c >= 0 && st.core; c = sib.Next(c + 1) {
+			if i, _, _ := l.sim.CPUState(c); !i {
+				st.core = false
+			}
+		}
+	}
+	return st
+}
+
 func (l *DecisionLog) onSwitch(cpu int, prev, next *engine.Task) {
-	if next == nil || int(next.ID) >= len(l.pending) {
+	if next == nil || next.ID < 0 || int(next.ID) >= len(l.pending) {
 		return
 	}
 	slot := l.pending[next.ID]
@@ -152,9 +176,9 @@ func (l *DecisionLog) onSwitch(cpu int, prev, next *engine.Task) {
 		return
 	}
 	l.pending[next.ID] = 0
-	d := &l.ring[slot-1]
-	if d.LatencyNS < 0 {
-		d.LatencyNS = l.sim.Now() - d.TimeNS
+	x := &l.ring[slot-1]
+	if x.latency < 0 {
+		x.latency = l.sim.Now() - x.d.Time
 		l.changed = true
 	}
 }
@@ -163,32 +187,45 @@ func (l *DecisionLog) onWakeup(d *engine.Decision) {
 	slot := int(l.n % LogSize)
 	x := &l.ring[slot]
 	// The slot's previous decision no longer waits for its latency.
-	if x.N > 0 && x.task >= 0 && int(x.task) < len(l.pending) && l.pending[x.task] == int32(slot+1) {
-		l.pending[x.task] = 0
+	if t := x.d.Task; x.n > 0 && t >= 0 && int(t) < len(l.pending) && l.pending[t] == int32(slot+1) {
+		l.pending[t] = 0
 	}
 	l.n++
-	stages, probes := x.Stages[:0], x.Probes[:0]
-	*x = LoggedDecision{N: l.n, TimeNS: d.Time, Waker: l.name(d.Waker), WakerCPU: d.WakerCPU, Wakee: l.name(d.Task),
-		Prev: d.Prev, Target: d.Target, Sync: d.Sync, WakeWide: d.WakeWide, WantAffine: d.WantAffine,
-		Stage: d.Stage.String(), Chosen: d.Chosen, ChosenIdl: d.ChosenIdle, SISCalled: d.SISCalled,
-		SISProbes: d.SISProbes, SISLimit: d.SISLimit, SISCut: d.SISCutShort, CostNS: d.Cost, LatencyNS: -1, Recent: -1, task: d.Task}
-	if x.SISLimit >= 1<<30 {
-		x.SISLimit = -1
+	probes, states := x.probes[:0], x.states[:0]
+	for _, c := range d.Probes[:min(len(d.Probes), maxSnapProbes)] {
+		probes = append(probes, c)
+		states = append(states, l.probe(c))
 	}
-	if int(d.Task) < l.sim.NumTasks() && d.Task >= 0 {
-		t := l.sim.Task(d.Task)
-		x.Recent = t.RecentUsedCPU()
+	x.n, x.d, x.probes, x.states = l.n, *d, probes, states
+	x.d.Probes = probes
+	x.latency, x.recent = -1, -1
+	x.sisCore = l.sim.Knobs().On(knob.SIS_CORE)
+	if d.Task >= 0 && int(d.Task) < l.sim.NumTasks() {
+		x.recent = l.sim.Task(d.Task).RecentUsedCPU()
 		if d.Stage == engine.StageRecent {
-			x.Recent = d.Chosen // select_idle_sibling swapped it with prev
+			x.recent = d.Chosen // select_idle_sibling swapped it with prev
 		}
 		for int(d.Task) >= len(l.pending) {
-			l.pending = append(l.pending, 0)
+			l.pending = append(l.pending, 0) // grows once per task
 		}
 		l.pending[d.Task] = int32(slot + 1)
 	}
-	x.Affine, x.AffineWhy = affine(d)
-	x.Stages, x.Probes = l.stages(d, x.Recent, stages, probes)
 	l.changed = true
+}
+
+// format writes a recorded decision for the panel.
+func (l *DecisionLog) format(x *rawDecision) LoggedDecision {
+	d := &x.d
+	o := LoggedDecision{N: x.n, TimeNS: d.Time, Waker: l.name(d.Waker), WakerCPU: d.WakerCPU, Wakee: l.name(d.Task),
+		Prev: d.Prev, Target: d.Target, Sync: d.Sync, WakeWide: d.WakeWide, WantAffine: d.WantAffine,
+		Stage: d.Stage.String(), Chosen: d.Chosen, ChosenIdl: d.ChosenIdle, SISCalled: d.SISCalled,
+		SISProbes: d.SISProbes, SISLimit: d.SISLimit, SISCut: d.SISCutShort, CostNS: d.Cost, LatencyNS: x.latency, Recent: x.recent}
+	if o.SISLimit >= 1<<30 {
+		o.SISLimit = -1
+	}
+	o.Affine, o.AffineWhy = affine(d)
+	o.Stages, o.Probes = l.stages(x)
+	return o
 }
 
 // affine says what wake_affine decided, and why.
@@ -215,13 +252,14 @@ func affine(d *engine.Decision) (string, string) {
 // stages reconstructs select_idle_sibling's path from the decision: the
 // candidates in order (target, prev, recent_used_cpu), then the scans,
 // with each probe attributed to the stage that made it.
-func (l *DecisionLog) stages(d *engine.Decision, recent int, st []Tried, pr []Probed) ([]Tried, []Probed) {
+func (l *DecisionLog) stages(x *rawDecision) (st []Tried, pr []Probed) {
+	d, recent := &x.d, x.recent
 	tp := l.sim.Topology()
 	probes := d.Probes
 	k := 0
 	add := func(stage string, n int) {
 		for ; n > 0 && k < len(probes); n-- {
-			pr = append(pr, Probed{CPU: probes[k], Stage: stage, State: l.state(probes[k])})
+			pr = append(pr, Probed{CPU: probes[k], Stage: stage, State: l.stateName(x.states[k])})
 			k++
 		}
 	}
@@ -293,7 +331,7 @@ func (l *DecisionLog) stages(d *engine.Decision, recent int, st []Tried, pr []Pr
 		cpuN = d.SISProbes
 	}
 	coreN := max(0, rest-cpuN-smt)
-	sisCore := l.sim.Knobs().On(knob.SIS_CORE)
+	sisCore := x.sisCore
 	// 4. select_idle_core
 	switch {
 	case !sisCore:

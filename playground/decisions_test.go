@@ -64,3 +64,28 @@ func TestDecisionLogExplainsEveryWakeup(t *testing.T) {
 		}
 	}
 }
+
+// The hooks allocate nothing in steady state (they run on every wakeup
+// and context switch of the page's engine).
+func TestDecisionLogHooksDoNotAllocate(t *testing.T) {
+	a, err := BuildArm(Default(), 0, nil, func(time.Duration, bool) {}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Attach(a.Sim)
+	a.Sim.RunUntil(50 * engine.Millisecond)
+	ds := a.Sim.RecentDecisions(8)
+	if len(ds) == 0 {
+		t.Fatal("no decisions")
+	}
+	task := a.Sim.Task(ds[0].Task)
+	allocs := testing.AllocsPerRun(200, func() {
+		for i := range ds {
+			l.onWakeup(&ds[i])
+			l.onSwitch(0, nil, task)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per run of the hooks", allocs)
+	}
+}

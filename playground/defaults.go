@@ -101,10 +101,12 @@ const StoryText = "Both arms run schbench's 44 workers on one socket of a 2-sock
 // Story says what the state's run shows: the fresh page's story, an
 // experiment's title and arms, or "" for anything else.
 func (st *State) Story() string {
-	plain := st.Clone()
-	plain.Speed = DefaultSpeed
-	if plain.Encode() == Default().Encode() {
-		return StoryText
+	if st.Machine == nil && st.Preset == DefaultPreset && st.AB && len(st.Extra) == 0 && st.Seed == DefaultSeed {
+		plain := st.Clone()
+		plain.Speed = DefaultSpeed
+		if plain.Encode() == Default().Encode() {
+			return StoryText
+		}
 	}
 	if st.IsExperiment() {
 		if e, err := presets.ExperimentByName(st.Experiment); err == nil {

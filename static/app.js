@@ -1181,7 +1181,7 @@
   function renderDecisions(force) {
     if ($("decisions-freeze").checked && !force && !followStep) return;
     if (!$("decisions-box").open && !followStep) return;
-    const d = (!$("decisions-freeze").checked || !lastDecisions || followStep) ? api("decisions") : lastDecisions;
+    const d = (!$("decisions-freeze").checked || !lastDecisions || followStep) ? api("decisions", followStep ? -1 : decArm) : lastDecisions;
     if (!d) return;
     lastDecisions = d;
     const arms = d.arms || [];

@@ -225,13 +225,18 @@ func (c *client) Highlight(arm int, n int64) bool {
 	return ok
 }
 
-// Decisions are every arm's decision ring and the highlighted decision.
-func (c *client) Decisions() map[string]any {
+// Decisions are every arm's decision ring (only arm only's, when it is
+// an arm: the others' logs are empty) and the highlighted decision.
+func (c *client) Decisions(only int) map[string]any {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	arms := []any{}
-	for _, v := range c.views {
-		arms = append(arms, map[string]any{"label": v.Label, "knobs": v.Knobs, "log": v.Log})
+	for i, v := range c.views {
+		log := v.Log
+		if only >= 0 && i != only && !(c.hlN > 0 && i == c.hlArm) {
+			log = nil
+		}
+		arms = append(arms, map[string]any{"label": v.Label, "knobs": v.Knobs, "log": log})
 	}
 	return map[string]any{"arms": arms, "highlight": map[string]any{"arm": c.hlArm, "n": c.hlN}}
 }

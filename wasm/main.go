@@ -717,7 +717,15 @@ func installAPI() {
 		}),
 		// decisions() is the decision panel: per arm its last decisions
 		// in full (playground.LoggedDecision), and the highlighted one.
-		"decisions": fn("decisions", func([]js.Value) any { return toJS(app.Decisions()) }),
+		// decisions(arm) gives only that arm's log (and the highlighted
+		// decision's arm's).
+		"decisions": fn("decisions", func(a []js.Value) any {
+			only := -1
+			if arg(a, 0).Type() == js.TypeNumber {
+				only = arg(a, 0).Int()
+			}
+			return toJS(app.Decisions(only))
+		}),
 		// highlight(arm, n) shows decision n of arm (0 = A) on the map.
 		"highlight": fn("highlight", func(a []js.Value) any {
 			return app.Highlight(arg(a, 0).Int(), int64(arg(a, 1).Float()))
