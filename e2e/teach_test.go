@@ -140,6 +140,17 @@ func TestTeachingPage(t *testing.T) {
 	}
 	t.Logf("Perfetto: %d PINGs, then %d bytes titled %q", len(got.Msgs)-1, last.Bytes, last.Title)
 
+	// (2c) The other run controls: step one event, the debug overlay,
+	// as fast as possible.
+	ev := p.state().Arms[0].Events
+	p.do("click Step one event", chromedp.Click(chromedp.ID("step-event")))
+	p.waitFor("one more event", fmt.Sprintf(`sim.state().paused && sim.state().arms[0].events === %d`, ev+1), 20*time.Second)
+	p.do("show the debug overlay", chromedp.Click(chromedp.ID("overlay-on")))
+	p.waitFor("the overlay's figures", `!document.getElementById("overlay").hidden && /frame p50/.test(document.getElementById("overlay").textContent) &&
+		/worker A: .*events\/s/.test(document.getElementById("overlay").textContent) && /worker B: /.test(document.getElementById("overlay").textContent)`, 10*time.Second)
+	p.do("click As fast as possible", chromedp.Click(chromedp.ID("fast")))
+	p.waitFor("speed max, running", `sim.state().speed === 0 && !sim.state().paused && /speed=max/.test(location.hash)`, 10*time.Second)
+
 	// (3) Switching the machine switches the (default) workload.
 	p.do("pick the P4", chromedp.Evaluate[chromedp.Void](
 		`(() => { const s = document.getElementById("preset"); s.value = "p4-up-1c-1t"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`))
