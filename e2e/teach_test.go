@@ -93,8 +93,8 @@ func TestTeachingPage(t *testing.T) {
 	if !eval[bool](p, `document.getElementById("legend-list").textContent.includes("select_idle_core")`) {
 		t.Error("the legend does not explain the stages")
 	}
-	if !eval[bool](p, `[...document.querySelectorAll("#knobs .knob-doc")].some(d => d.textContent.includes("Source:"))`) {
-		t.Error("the knobs carry no explanation with a source")
+	if bad := eval[[]string](p, `[...document.querySelectorAll("#knobs tr[data-knob]")].filter(r => !/\S.* Source: \S/.test(r.querySelector(".knob-doc").textContent)).map(r => r.dataset.knob)`); len(bad) > 0 {
+		t.Errorf("knobs without an explanation and a source in the panel: %v", bad)
 	}
 
 	// (2b) Traces: the last 50 ms of arm B as JSON; "Open in Perfetto"

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"schedplay/engine"
+	"schedplay/engine/knob"
 	"schedplay/engine/workload"
 	"schedplay/presets"
 	"schedplay/scenario"
@@ -257,6 +258,15 @@ func TestLinkRefusesEmptyAndNonFiniteValues(t *testing.T) {
 		}
 		if st.Speed != Default().Speed || st.Encode() != Default().Encode() {
 			t.Errorf("%s: fell back to %q, not the default", frag, st.Encode())
+		}
+	}
+}
+
+// Every knob has a source the panel can show.
+func TestEveryKnobHasASource(t *testing.T) {
+	for _, d := range knob.Table() {
+		if KnobSource(&d) == "" {
+			t.Errorf("knob %s: no source", d.Name)
 		}
 	}
 }

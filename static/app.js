@@ -435,7 +435,8 @@
       const body = el("tbody");
       for (const d of defs) {
         const doc = `${d.Name} (${d.Kind}${d.Unit ? ", " + d.Unit : ""}; default ${d.Default}; allowed ${d.Allowed}): ${d.Doc}`;
-        const [what, source] = splitDoc(d.Doc);
+        const [what, ownSource] = splitDoc(d.Doc);
+        const source = ownSource || d.Source || "";
         const row = el("tr", { dataset: { knob: d.Name } },
           el("td", { class: "name", title: doc }, el("span", { class: "knob-name", textContent: d.Name }),
             el("div", { class: "knob-doc" }, what, source ? el("span", { class: "knob-source", textContent: " Source: " + source + "." }) : null)),

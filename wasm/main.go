@@ -550,12 +550,12 @@ func installAPI() {
 		"version": playground.LinkVersion,
 		"knobs": fn("knobs", func([]js.Value) any {
 			type row struct {
-				Name, Kind, Group, Default, Allowed, Unit, Doc string
-				Values                                         []string
+				Name, Kind, Group, Default, Allowed, Unit, Doc, Source string
+				Values                                                 []string
 			}
 			var out []row
 			for _, d := range knob.Table() {
-				out = append(out, row{d.Name, d.Kind.String(), string(d.Group), d.Format(d.Default), d.Allowed(), d.Unit, d.Doc, d.Values})
+				out = append(out, row{d.Name, d.Kind.String(), string(d.Group), d.Format(d.Default), d.Allowed(), d.Unit, d.Doc, playground.KnobSource(&d), d.Values})
 			}
 			return toJS(out)
 		}),
