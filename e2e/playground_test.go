@@ -186,7 +186,8 @@ func TestPlayground(t *testing.T) {
 		// The experiment picker opens the A/B view with a B column.
 		p.do("pick an experiment", chromedp.Evaluate[chromedp.Void](
 			`(() => { const s = document.getElementById("preset"); s.value = "exp:v1-sis-schbench"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`))
-		p.waitFor("the A/B view", `sim.state().ab === true && sim.state().arms.length === 2 && document.querySelector('#knobs [data-knob="SIS_BOUND"][data-arm="b"]') !== null`, 10*time.Second)
+		p.waitFor("the experiment's four arms", `sim.state().experiment === "v1-sis-schbench" && sim.state().building === null && sim.state().ab === true &&
+			sim.state().arms.length === 4 && document.querySelector('#knobs [data-knob="SIS_BOUND"][data-arm="b"]') !== null`, 30*time.Second)
 		if !eval[bool](p, `document.querySelector('#knobs [data-knob="SIS_BOUND"][data-arm="b"]').checked`) {
 			t.Error("arm B's SIS_BOUND checkbox is not checked in v1-sis-schbench")
 		}
@@ -321,11 +322,11 @@ func TestPlayground(t *testing.T) {
 			}
 			st := p.state()
 			def := playground.Default()
-			if !st.Ready || st.Preset != def.Preset || st.CPUs != 88 || !reflect.DeepEqual(st.Workloads, def.Workloads) || st.Seed != def.Seed || len(st.Knobs) != 0 {
+			if !st.Ready || st.Preset != def.Preset || st.CPUs != 88 || !reflect.DeepEqual(st.Workloads, def.Workloads) || st.Seed != def.Seed || !reflect.DeepEqual(st.Knobs, def.Knobs) {
 				t.Errorf("%s: not the defaults after the error: %+v", tc.name, st)
 			}
-			if h := eval[string](p, `location.hash`); h != "#v=1" {
-				t.Errorf("%s: URL after the error %q, want the defaults' #v=1", tc.name, h)
+			if h := eval[string](p, `location.hash`); h != "#"+def.Encode() {
+				t.Errorf("%s: URL after the error %q, want the defaults' #%s", tc.name, h, def.Encode())
 			}
 			// The page keeps working: the simulation runs and setters answer.
 			p.do("resume", chromedp.Evaluate[chromedp.Void](`sim.pause(false)`))

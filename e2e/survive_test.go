@@ -323,8 +323,8 @@ func (p *page) keepsRunning(advancing bool) {
 func (p *page) resetToDefault() {
 	p.t.Helper()
 	p.do("click Reset to default", chromedp.Click(chromedp.ID("crash-reset")))
-	p.waitFor("the defaults after reset", `document.getElementById("crash").hidden && sim.state().crash === null && !sim.state().halted &&
-		sim.state().cpus === 88 && location.hash === "#v=1"`, 20*time.Second)
+	p.waitFor("the defaults after reset", fmt.Sprintf(`document.getElementById("crash").hidden && sim.state().crash === null && !sim.state().halted &&
+		sim.state().cpus === 88 && location.hash === %q`, "#"+playground.Default().Encode()), 20*time.Second)
 	p.keepsRunning(true)
 }
 

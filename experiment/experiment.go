@@ -40,6 +40,9 @@ type CheckOut struct {
 	// KnownAtSize is set on a failed check that the run's reduced size
 	// is known not to reproduce (presets.Size.KnownFail): why.
 	KnownAtSize string `json:"known_at_size,omitempty"`
+	// Pending: an arm it needs has no results yet (Evaluate on a partial
+	// run).
+	Pending bool `json:"pending,omitempty"`
 }
 
 // Outcome is a finished experiment.
@@ -102,12 +105,7 @@ func Run(e *presets.Experiment, size presets.Size, progress func(string)) (*Outc
 	if size.Seeds > 0 {
 		seeds = size.Seeds
 	}
-	dur := e.DurationS
-	if size.DurationS > 0 {
-		dur = min(dur, size.DurationS)
-	}
-	o := &Outcome{Name: e.Name, Target: e.Target, Title: e.Title, Source: e.Source, Seeds: seeds, DurationS: dur,
-		KnownFail: e.KnownFail, arms: map[string]*ArmResult{}, Arms: map[string]*ArmJSON{}}
+	results := map[string][]*scenario.Result{}
 	for i, a := range e.Arms {
 		cfg := Config(e, i, size)
 		if progress != nil {
@@ -117,6 +115,32 @@ func Run(e *presets.Experiment, size presets.Size, progress func(string)) (*Outc
 		if err != nil {
 			return nil, fmt.Errorf("%s arm %s: %v", e.Name, a.Name, err)
 		}
+		results[a.Name] = res
+	}
+	return Evaluate(e, size, results), nil
+}
+
+// Evaluate fills in e's rows and checks from per-arm results (arm name →
+// one result per seed), as Run does after running the arms. The page
+// calls it with what has run so far: an arm without results leaves its
+// rows with an error and its checks pending.
+func Evaluate(e *presets.Experiment, size presets.Size, results map[string][]*scenario.Result) *Outcome {
+	seeds := e.Seeds
+	if size.Seeds > 0 {
+		seeds = size.Seeds
+	}
+	dur := e.DurationS
+	if size.DurationS > 0 {
+		dur = min(dur, size.DurationS)
+	}
+	o := &Outcome{Name: e.Name, Target: e.Target, Title: e.Title, Source: e.Source, Seeds: seeds, DurationS: dur,
+		KnownFail: e.KnownFail, arms: map[string]*ArmResult{}, Arms: map[string]*ArmJSON{}}
+	for i, a := range e.Arms {
+		res := results[a.Name]
+		if len(res) == 0 {
+			continue
+		}
+		cfg := Config(e, i, size)
 		o.arms[a.Name] = &ArmResult{Arm: a, Machine: cfg.Preset, Results: res}
 		_, _, knobs := e.ArmSetup(i)
 		o.Arms[a.Name] = &ArmJSON{Label: a.Label, Machine: cfg.Preset, Workloads: cfg.Workloads, Knobs: knobs}
@@ -140,7 +164,7 @@ func Run(e *presets.Experiment, size presets.Size, progress func(string)) (*Outc
 		}
 		o.Checks = append(o.Checks, co)
 	}
-	return o, nil
+	return o
 }
 
 // Metric returns the mean and sample stdev over seeds of a metric
@@ -152,7 +176,7 @@ func (o *Outcome) Metric(ref string) (float64, float64, error) {
 	}
 	arm := o.arms[r.Arm]
 	if arm == nil {
-		return 0, 0, fmt.Errorf("no arm %q", r.Arm)
+		return 0, 0, fmt.Errorf("arm %s has not run", r.Arm)
 	}
 	var xs []float64
 	for _, res := range arm.Results {
@@ -245,6 +269,13 @@ func field(res *scenario.Result, r presets.MetricRef) (float64, error) {
 
 func (o *Outcome) evaluate(c presets.Check) CheckOut {
 	co := CheckOut{Rule: c.Rule}
+	for _, ref := range []string{c.A, c.B} {
+		if r, err := presets.ParseMetricRef(ref); err == nil && ref != "" && o.arms[r.Arm] == nil {
+			co.Pending = true
+			co.Detail = fmt.Sprintf("waiting for arm %s", r.Arm)
+			return co
+		}
+	}
 	a, _, err := o.Metric(c.A)
 	if err != nil {
 		co.Detail = err.Error()

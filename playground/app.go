@@ -104,6 +104,14 @@ func (st State) clone() State {
 	for k, v := range st.KnobsB {
 		c.KnobsB[k] = v
 	}
+	c.Extra = nil
+	for _, m := range st.Extra {
+		x := map[string]string{}
+		for k, v := range m {
+			x[k] = v
+		}
+		c.Extra = append(c.Extra, x)
+	}
 	return c
 }
 
@@ -275,16 +283,13 @@ func (a *App) Halted() bool {
 }
 
 func build(st State) ([]*Arm, error) {
-	n := 1
-	if st.AB {
-		n = 2
-	}
+	n := st.NumArms()
 	var arms []*Arm
 	for i := 0; i < n; i++ {
 		cfg := st.Config(i)
 		sim, err := cfg.Build()
 		if err != nil {
-			if n == 2 {
+			if n > 1 {
 				return nil, fmt.Errorf("arm %c: %v", 'A'+i, err)
 			}
 			return nil, err

@@ -245,12 +245,9 @@ func (j *buildJob) run(since time.Time, onStart func(), pause PauseFunc) (arms [
 	if err := checkCheap(st); err != nil {
 		return nil, err
 	}
-	n := 1
-	if st.AB {
-		n = 2
-	}
+	n := st.NumArms()
 	armErr := func(i int, err error) error {
-		if n == 2 {
+		if n > 1 {
 			return fmt.Errorf("arm %c: %v", 'A'+i, err)
 		}
 		return err
@@ -389,8 +386,9 @@ func IsCanceled(err error) bool { return errors.Is(err, errCanceled) }
 
 // armsWanted lists the arm labels st runs.
 func (st *State) armsWanted() []string {
-	if st.AB {
-		return []string{"A", "B"}
+	var out []string
+	for i := 0; i < st.NumArms(); i++ {
+		out = append(out, string(rune('A'+i)))
 	}
-	return []string{"A"}
+	return out
 }

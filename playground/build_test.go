@@ -57,10 +57,7 @@ func TestBackgroundBuildMatchesScenarioBuild(t *testing.T) {
 			a.Unlock()
 			const until = 80 * engine.Millisecond
 			a.RunTo(until)
-			wantArms := 1
-			if st.AB {
-				wantArms = 2
-			}
+			wantArms := st.NumArms()
 			if len(arms) != wantArms {
 				t.Fatalf("%d arms, want %d", len(arms), wantArms)
 			}

@@ -20,6 +20,9 @@ type Runner struct {
 	Paused bool
 	Limit  int64 // -1: none
 	Halted bool  // a panic stopped it
+	// Log keeps the last decisions in full for the page's decision
+	// panel.
+	Log *DecisionLog
 
 	finished bool
 	goal     float64 // the simulated time real-time play aims for
@@ -33,7 +36,7 @@ type Runner struct {
 
 // NewRunner runs arm, built for build seq.
 func NewRunner(arm *Arm, seq int64, speed float64, paused bool) *Runner {
-	r := &Runner{Arm: arm, Seq: seq, Speed: speed, Paused: paused, Limit: -1}
+	r := &Runner{Arm: arm, Seq: seq, Speed: speed, Paused: paused, Limit: -1, Log: Attach(arm.Sim)}
 	r.Resync()
 	return r
 }
@@ -202,8 +205,8 @@ func (r *Runner) Snapshot(s *Snapshot, bars bool, info int) {
 }
 
 func armIndex(label string) int {
-	if label == "B" {
-		return 1
+	if len(label) == 1 && label[0] >= 'A' && label[0] < 'A'+MaxArms {
+		return int(label[0] - 'A')
 	}
 	return 0
 }

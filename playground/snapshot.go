@@ -458,6 +458,38 @@ type ArmView struct {
 	// Decs are the newest decisions not yet flashed (at most
 	// MaxSnapDecisions), with their own probe slices.
 	Decs []engine.Decision
+	// Log is the decision panel's ring (the last LogSize decisions, in
+	// full, oldest first), as the worker last posted it.
+	Log []LoggedDecision
+	// Highlight, when not nil, is the decision whose probe path the map
+	// shows, in order (Probes), ending at Chosen: the one "Step one
+	// wakeup" reached, or the one picked in the panel.
+	Highlight *engine.Decision
+}
+
+// SetHighlight highlights the logged decision number n (0: none); it
+// reports whether the log holds it.
+func (v *ArmView) SetHighlight(n int64) bool {
+	v.Highlight = nil
+	if n <= 0 {
+		return false
+	}
+	for i := range v.Log {
+		if d := &v.Log[i]; d.N == n {
+			h := &engine.Decision{Time: d.TimeNS, WakerCPU: d.WakerCPU, Prev: d.Prev, Target: d.Target, Chosen: d.Chosen, Cost: d.CostNS}
+			for k, name := range engine.StageNames() {
+				if name == d.Stage {
+					h.Stage = engine.Stage(k)
+				}
+			}
+			for _, p := range d.Probes {
+				h.Probes = append(h.Probes, p.CPU)
+			}
+			v.Highlight = h
+			return true
+		}
+	}
+	return false
 }
 
 // Take merges snapshot s (decoded into scratch space the caller reuses)

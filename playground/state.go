@@ -36,7 +36,9 @@ const (
 	MinSpeed         = 0.0001
 )
 
-// Defaults of a fresh page.
+// Defaults of a fresh page. DefaultWorkload is the example the page gives
+// when no workload is set; each machine has its own default workloads
+// (PresetWorkloads).
 const (
 	DefaultPreset   = "intel-2s-44c-88t"
 	DefaultWorkload = "schbench:m=2,t=22"
@@ -60,14 +62,59 @@ type State struct {
 	Seed   uint64
 	// Speed is simulated seconds per wall second; 0 means "max".
 	Speed float64
+	// Extra are the knobs of arms C and D (with AB on; a link's
+	// "arms=3|4" and "c.KNOB", "d.KNOB" keys), as experiments open them.
+	Extra []map[string]string
 	// Experiment, when set, names the experiment preset the state came
-	// from (informational; the arms are already in Knobs/KnobsB).
+	// from; the arms are already in Knobs, KnobsB and Extra. The link
+	// names it (exp=) while the arms are still the experiment's.
 	Experiment string
 }
 
-// Default returns the state of a fresh page.
+// MaxArms is how many arms run side by side.
+const MaxArms = 4
+
+// NumArms is how many arms the state runs (1, 2 with AB, up to MaxArms).
+func (st *State) NumArms() int {
+	if !st.AB {
+		return 1
+	}
+	return 2 + len(st.Extra)
+}
+
+// armKnobs returns arm i's knob map.
+func (st *State) armKnobs(i int) map[string]string {
+	switch {
+	case i == 0:
+		return st.Knobs
+	case i == 1:
+		return st.KnobsB
+	case i-2 < len(st.Extra):
+		return st.Extra[i-2]
+	}
+	return map[string]string{}
+}
+
+// Default returns the state of a fresh page (an empty link): the V1
+// story as A/B on one Intel socket (see defaults.go).
 func Default() State {
-	return State{Preset: DefaultPreset, Workloads: []string{DefaultWorkload}, Seed: DefaultSeed, Speed: DefaultSpeed,
+	st := Base()
+	st.AB = true
+	for k, v := range storyKnobs {
+		st.Knobs[k], st.KnobsB[k] = v, v
+	}
+	for k, v := range storyKnobsB {
+		st.KnobsB[k] = v
+	}
+	return st
+}
+
+// Base is what a link starts from: the default machine with its default
+// workloads, every knob at the machine's default, one arm. A link lists
+// what differs from it.
+func Base() State {
+	w, _ := PresetWorkloads(DefaultPreset)
+	return State{Preset: DefaultPreset, Workloads: w, Seed: DefaultSeed, Speed: DefaultSpeed,
 		Knobs: map[string]string{}, KnobsB: map[string]string{}}
 }
 
@@ -81,10 +128,7 @@ func (st *State) MachineSpec() (*machine.Spec, error) {
 
 // Config returns the scenario config of arm 0 (A) or 1 (B).
 func (st *State) Config(arm int) scenario.Config {
-	m := st.Knobs
-	if arm == 1 {
-		m = st.KnobsB
-	}
+	m := st.armKnobs(arm)
 	var sets []string
 	for _, k := range sortedKeys(m) {
 		sets = append(sets, k+"="+m[k])
@@ -104,14 +148,14 @@ func (st *State) Validate() error {
 	if st.Speed != 0 && !(st.Speed >= MinSpeed && st.Speed <= MaxSpeed) { // NaN fails too
 		return fmt.Errorf("speed %g out of range (allowed: %g..%g, or max)", st.Speed, MinSpeed, MaxSpeed)
 	}
-	arms := 1
-	if st.AB {
-		arms = 2
+	arms := st.NumArms()
+	if arms > MaxArms {
+		return fmt.Errorf("%d arms: at most %d", arms, MaxArms)
 	}
 	for a := 0; a < arms; a++ {
 		cfg := st.Config(a)
 		if _, _, err := cfg.Check(); err != nil {
-			if arms == 2 {
+			if arms > 1 {
 				return fmt.Errorf("arm %c: %v", 'A'+a, err)
 			}
 			return err
@@ -121,21 +165,24 @@ func (st *State) Validate() error {
 }
 
 // reserved are the fragment keys that are not knobs.
-var reserved = []string{"v", "preset", "machine", "w", "seed", "speed", "ab", "exp"}
+var reserved = []string{"v", "preset", "machine", "w", "seed", "speed", "ab", "arms", "exp"}
 
 // Parse reads a URL fragment ("#preset=…&w=…&SIS_CORE=0&seed=7"), with or
 // without the leading '#'. Knob keys name arm A's knobs; "b.KNOB" arm B's.
 // Every problem is an error naming the key and what is allowed; the caller
 // keeps (or falls back to) a good state.
+//
+// An empty fragment is the fresh page (Default); any other starts from
+// Base. A link without w= runs its machine's default workloads.
 func Parse(fragment string) (State, error) {
-	st := Default()
 	fragment = strings.TrimPrefix(fragment, "#")
 	if len(fragment) > MaxFragmentBytes {
-		return st, fmt.Errorf("link is %d bytes: at most %d", len(fragment), MaxFragmentBytes)
+		return Default(), fmt.Errorf("link is %d bytes: at most %d", len(fragment), MaxFragmentBytes)
 	}
 	if strings.TrimSpace(fragment) == "" {
-		return st, nil
+		return Default(), nil
 	}
+	st := Base()
 	var workloads []string
 	sawWorkload, sawExp := false, false
 	for _, part := range strings.Split(fragment, "&") {
@@ -190,6 +237,16 @@ func Parse(fragment string) (State, error) {
 			default:
 				return Default(), fmt.Errorf("link key ab: %q (allowed: 0 or 1)", val)
 			}
+		case "arms":
+			n, err := field.Uint("link key arms", val)
+			if err != nil || n < 1 || n > MaxArms {
+				return Default(), fmt.Errorf("link key arms: %q (allowed: 1..%d)", val, MaxArms)
+			}
+			st.AB = n > 1
+			st.Extra = st.Extra[:0]
+			for len(st.Extra) < int(n)-2 {
+				st.Extra = append(st.Extra, map[string]string{})
+			}
 		case "exp":
 			sawExp = true
 			if err := st.applyExperiment(val); err != nil {
@@ -200,6 +257,10 @@ func Parse(fragment string) (State, error) {
 			name := key
 			if b, ok := strings.CutPrefix(key, "b."); ok {
 				target, name = st.KnobsB, b
+			} else if x, ok := strings.CutPrefix(key, "c."); ok {
+				target, name = st.extra(0), x
+			} else if x, ok := strings.CutPrefix(key, "d."); ok {
+				target, name = st.extra(1), x
 			}
 			id, ok := knob.Lookup(name)
 			if !ok {
@@ -213,11 +274,6 @@ func Parse(fragment string) (State, error) {
 			target[d.Name] = val
 		}
 	}
-	if sawWorkload {
-		st.Workloads = workloads
-	} else if !sawExp && len(st.Workloads) == 0 {
-		st.Workloads = []string{DefaultWorkload}
-	}
 	if st.Machine == nil {
 		if _, err := presets.Machine(st.Preset); err != nil {
 			return Default(), fmt.Errorf("link key preset: %v", err)
@@ -225,30 +281,85 @@ func Parse(fragment string) (State, error) {
 	} else if st.Preset == DefaultPreset {
 		st.Preset = st.Machine.Name
 	}
+	if sawWorkload {
+		st.Workloads = workloads
+	} else if !sawExp {
+		st.Workloads = st.defaultWorkloads()
+	}
 	if err := st.Validate(); err != nil {
 		return Default(), fmt.Errorf("link: %v", err)
 	}
 	return st, nil
 }
 
+// extra returns arm C's (i 0) or D's (i 1) knob map, adding the arm.
+func (st *State) extra(i int) map[string]string {
+	st.AB = true
+	for len(st.Extra) <= i {
+		st.Extra = append(st.Extra, map[string]string{})
+	}
+	return st.Extra[i]
+}
+
+// LiveArms are the indices of experiment e's arms the page runs side by
+// side: the first arm, and the following ones on the same machine with
+// the same workloads (only knobs differ), up to MaxArms.
+func LiveArms(e *presets.Experiment) []int {
+	m, w, _ := e.ArmSetup(0)
+	out := []int{0}
+	for i := 1; i < len(e.Arms) && len(out) < MaxArms; i++ {
+		mi, wi, _ := e.ArmSetup(i)
+		if mi == m && strings.Join(wi, "\x00") == strings.Join(w, "\x00") {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // applyExperiment opens an experiment preset: its machine and workloads,
-// its first arm as A and (with two or more arms) its second as B.
+// and its live arms (LiveArms) as A, B, C, D.
 func (st *State) applyExperiment(name string) error {
 	e, err := presets.ExperimentByName(name)
 	if err != nil {
 		return fmt.Errorf("link key exp: %v", err)
 	}
+	st.setExperiment(e)
+	return nil
+}
+
+func (st *State) setExperiment(e *presets.Experiment) {
 	st.Experiment = e.Name
 	m, w, k := e.ArmSetup(0)
 	st.Preset, st.Machine, st.Workloads, st.Knobs = m, nil, append([]string(nil), w...), k
-	st.AB, st.KnobsB = false, map[string]string{}
-	if len(e.Arms) > 1 {
-		mb, wb, kb := e.ArmSetup(1)
-		if mb == m && strings.Join(wb, "\x00") == strings.Join(w, "\x00") {
-			st.AB, st.KnobsB = true, kb
+	st.AB, st.KnobsB, st.Extra = false, map[string]string{}, nil
+	for n, i := range LiveArms(e)[1:] {
+		_, _, ki := e.ArmSetup(i)
+		switch n {
+		case 0:
+			st.AB, st.KnobsB = true, ki
+		default:
+			st.Extra = append(st.Extra, ki)
 		}
 	}
-	return nil
+}
+
+// IsExperiment reports whether the state runs experiment Experiment's
+// live arms as the experiment sets them (seed and speed aside).
+func (st *State) IsExperiment() bool {
+	if st.Experiment == "" {
+		return false
+	}
+	e, err := presets.ExperimentByName(st.Experiment)
+	if err != nil {
+		return false
+	}
+	x := Base()
+	x.setExperiment(e)
+	x.Seed, x.Speed = st.Seed, st.Speed
+	y := st.clone()
+	y.Experiment = ""
+	x.Experiment = ""
+	return x.Encode() == y.Encode()
 }
 
 // Encode writes the state as a fragment (without '#'), with only the
@@ -256,13 +367,16 @@ func (st *State) applyExperiment(name string) error {
 func (st State) Encode() string {
 	var parts []string
 	parts = append(parts, "v="+strconv.Itoa(LinkVersion))
+	if st.Experiment != "" && st.IsExperiment() {
+		parts = append(parts, "exp="+st.Experiment)
+	}
 	if st.Machine != nil {
 		b, _ := json.Marshal(st.Machine)
 		parts = append(parts, "machine="+base64.RawURLEncoding.EncodeToString(b))
 	} else if st.Preset != DefaultPreset {
 		parts = append(parts, "preset="+st.Preset)
 	}
-	if !(len(st.Workloads) == 1 && st.Workloads[0] == DefaultWorkload) {
+	if !st.WorkloadsAreDefault() {
 		if len(st.Workloads) == 0 {
 			parts = append(parts, "w=")
 		}
@@ -277,6 +391,14 @@ func (st State) Encode() string {
 		parts = append(parts, "ab=1")
 		for _, k := range sortedKeys(st.KnobsB) {
 			parts = append(parts, "b."+k+"="+escape(st.KnobsB[k]))
+		}
+		if len(st.Extra) > 0 {
+			parts = append(parts, "arms="+strconv.Itoa(st.NumArms()))
+		}
+		for i, m := range st.Extra {
+			for _, k := range sortedKeys(m) {
+				parts = append(parts, string(rune('c'+i))+"."+k+"="+escape(m[k]))
+			}
 		}
 	}
 	if st.Seed != DefaultSeed {

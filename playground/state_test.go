@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"schedplay/engine"
+	"schedplay/engine/knob"
+	"schedplay/engine/workload"
+	"schedplay/presets"
 	"schedplay/scenario"
 )
 
@@ -31,8 +34,79 @@ func TestLinkRoundTrip(t *testing.T) {
 	if back.Encode() != frag {
 		t.Fatalf("round trip changed the link:\n%s\n%s", frag, back.Encode())
 	}
-	if Default().Encode() != "v=1" {
-		t.Fatalf("default state writes %q, want only v=1", Default().Encode())
+	if Base().Encode() != "v=1" {
+		t.Fatalf("the base state writes %q, want only v=1", Base().Encode())
+	}
+	def, err := Parse("#" + Default().Encode())
+	if err != nil || def.Encode() != Default().Encode() {
+		t.Fatalf("the default link does not round-trip: %v %q", err, def.Encode())
+	}
+	if empty, err := Parse(""); err != nil || empty.Encode() != Default().Encode() {
+		t.Fatalf("an empty link opens %q (%v), want the default", empty.Encode(), err)
+	}
+}
+
+// The fresh page is the V1 story: one socket's schbench, A/B with only
+// SIS_CORE differing, and select_idle_cpu reached.
+func TestDefaultIsTheV1Story(t *testing.T) {
+	st := Default()
+	if !st.AB || st.KnobsB["SIS_CORE"] != "false" || st.Knobs["SIS_CORE"] != "" || st.Knobs["SIS_BOUND"] != "true" {
+		t.Fatalf("default arms: A %v, B %v", st.Knobs, st.KnobsB)
+	}
+	for k, v := range st.Knobs {
+		if k != "SIS_CORE" && st.KnobsB[k] != v {
+			t.Errorf("arms differ in %s besides SIS_CORE", k)
+		}
+	}
+	var p99 [2]int64
+	for arm := 0; arm < 2; arm++ {
+		cfg := st.Config(arm)
+		cfg.Duration = 300 * engine.Millisecond
+		res, err := scenario.Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Search.SelectIdleCPUCalls == 0 {
+			t.Errorf("arm %d never calls select_idle_cpu", arm)
+		}
+		p99[arm] = res.Workloads[0].WakeupLatencyUS.P99
+	}
+	if p99[1] < 10*p99[0] {
+		t.Errorf("after 300 ms: p99 A %d µs, B %d µs: the tail does not show", p99[0], p99[1])
+	}
+}
+
+// Switching the machine switches default workloads and keeps edited
+// ones; every preset's default fits it.
+func TestSwitchingMachineSizesTheWorkload(t *testing.T) {
+	st := Default()
+	st.SetMachine("p4-up-1c-1t", nil)
+	if got, _ := PresetWorkloads("p4-up-1c-1t"); strings.Join(st.Workloads, " ") != strings.Join(got, " ") {
+		t.Fatalf("on the P4: %v", st.Workloads)
+	}
+	if err := st.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	st.Workloads = []string{"hog:n=1"}
+	st.SetMachine("amd-7950x-16c-32t", nil)
+	if st.Workloads[0] != "hog:n=1" {
+		t.Fatalf("an edited workload was replaced: %v", st.Workloads)
+	}
+	for _, spec := range presets.Machines() {
+		name := spec.Name
+		w, ok := PresetWorkloads(name)
+		if !ok {
+			t.Errorf("machine preset %s has no default workload", name)
+			continue
+		}
+		for _, x := range w {
+			if err := workload.Check(x, spec.NumCPUs()); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+	if st, err := Parse("#preset=p4-ht-1c-2t"); err != nil || !st.WorkloadsAreDefault() || st.Workloads[0] != "schbench:m=1,t=1" {
+		t.Errorf("a link without w= on the P4: %v %v", st.Workloads, err)
 	}
 }
 
@@ -80,13 +154,39 @@ func TestHostileLinksAreRefusedWithAReason(t *testing.T) {
 	}
 }
 
-func TestExperimentLinkOpensTwoArms(t *testing.T) {
+func TestExperimentLinkOpensItsArms(t *testing.T) {
 	st, err := Parse("exp=v1-sis-schbench-one-socket")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !st.AB || st.Knobs["SIS_BOUND"] != "" || st.KnobsB["SIS_BOUND"] != "true" {
-		t.Fatalf("experiment arms not opened as A/B: %+v", st)
+	if !st.AB || st.NumArms() != 4 || st.Knobs["SIS_BOUND"] != "" || st.KnobsB["SIS_BOUND"] != "true" ||
+		st.Extra[0]["SIS_CORE"] != "false" || st.Extra[1]["SIS_PROP"] != "false" {
+		t.Fatalf("experiment arms not opened as A-D: %+v", st)
+	}
+	link := st.Encode()
+	if !strings.Contains(link, "exp=v1-sis-schbench-one-socket") || !strings.Contains(link, "arms=4") {
+		t.Fatalf("link %s", link)
+	}
+	back, err := Parse(link)
+	if err != nil || back.Encode() != link || back.Experiment != st.Experiment {
+		t.Fatalf("round trip: %v %q", err, back.Encode())
+	}
+	// Changing an arm leaves the experiment: the link no longer names it.
+	back.Knobs["SIS_CORE"] = "false"
+	if strings.Contains(back.Encode(), "exp=") {
+		t.Fatalf("a changed experiment still links as one: %s", back.Encode())
+	}
+	for _, e := range presets.Experiments() {
+		st, err := Parse("exp=" + e.Name)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		if n := st.NumArms(); n != len(LiveArms(e)) || n > MaxArms {
+			t.Errorf("%s: %d arms, live %v", e.Name, n, LiveArms(e))
+		}
+		if !st.IsExperiment() {
+			t.Errorf("%s: not recognised as itself", e.Name)
+		}
 	}
 }
 
@@ -158,6 +258,15 @@ func TestLinkRefusesEmptyAndNonFiniteValues(t *testing.T) {
 		}
 		if st.Speed != Default().Speed || st.Encode() != Default().Encode() {
 			t.Errorf("%s: fell back to %q, not the default", frag, st.Encode())
+		}
+	}
+}
+
+// Every knob has a source the panel can show.
+func TestEveryKnobHasASource(t *testing.T) {
+	for _, d := range knob.Table() {
+		if KnobSource(&d) == "" {
+			t.Errorf("knob %s: no source", d.Name)
 		}
 	}
 }

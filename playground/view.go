@@ -4,25 +4,27 @@ package playground
 // browser test reads back): the link, the settings, and per arm the key
 // numbers.
 type PageState struct {
-	Ready         bool              `json:"ready"`
-	Link          string            `json:"link"`
-	Preset        string            `json:"preset"`
-	Machine       string            `json:"machine"`
-	CPUs          int               `json:"cpus"`
-	Workloads     []string          `json:"workloads"`
-	Knobs         map[string]string `json:"knobs"`
-	KnobsB        map[string]string `json:"knobsB"`
-	AB            bool              `json:"ab"`
-	Seed          uint64            `json:"seed"`
-	Speed         float64           `json:"speed"`
-	AchievedSpeed float64           `json:"achievedSpeed"`
-	Paused        bool              `json:"paused"`
-	Finished      bool              `json:"finished"`
-	SimTime       float64           `json:"simTime"`
-	Experiment    string            `json:"experiment"`
-	Error         string            `json:"error"`
-	FrameMs       float64           `json:"frameMs"`
-	Arms          []ArmState        `json:"arms"`
+	Ready     bool              `json:"ready"`
+	Link      string            `json:"link"`
+	Preset    string            `json:"preset"`
+	Machine   string            `json:"machine"`
+	CPUs      int               `json:"cpus"`
+	Workloads []string          `json:"workloads"`
+	Knobs     map[string]string `json:"knobs"`
+	KnobsB    map[string]string `json:"knobsB"`
+	// Extra are the knobs of arms C and D (an experiment's).
+	Extra         []map[string]string `json:"extra"`
+	AB            bool                `json:"ab"`
+	Seed          uint64              `json:"seed"`
+	Speed         float64             `json:"speed"`
+	AchievedSpeed float64             `json:"achievedSpeed"`
+	Paused        bool                `json:"paused"`
+	Finished      bool                `json:"finished"`
+	SimTime       float64             `json:"simTime"`
+	Experiment    string              `json:"experiment"`
+	Error         string              `json:"error"`
+	FrameMs       float64             `json:"frameMs"`
+	Arms          []ArmState          `json:"arms"`
 	// Building is the progress of a run being built (nil: none); the
 	// settings above are then that run's, the numbers the previous one's.
 	Building     *BuildProgress `json:"building"`
@@ -33,6 +35,9 @@ type PageState struct {
 	Halted bool   `json:"halted"`
 	// Frames counts the canvas's frames (it keeps drawing after a panic).
 	Frames int64 `json:"frames"`
+	// Story says in a few sentences what the run shows (the fresh page's
+	// A/B, an experiment), or nothing.
+	Story string `json:"story"`
 }
 
 // ArmState summarises one arm for the page.
@@ -44,5 +49,6 @@ type ArmState struct {
 	P99        int64   `json:"p99"`
 	P999       int64   `json:"p999"`
 	ProbesMean float64 `json:"probesMean"`
+	SISCalls   int64   `json:"sisCalls"` // select_idle_cpu calls
 	Events     int64   `json:"events"`
 }

@@ -335,7 +335,9 @@
     buildSpeed();
     buildPresets(api("presets") || []);
     buildKindsHelp();
+    buildLegend();
     wire();
+    wireDecisions();
     sync();
     syncTimer = setInterval(sync, SYNC_MS);
     $("status").textContent = "";
@@ -354,7 +356,7 @@
     const s = $("preset");
     s.replaceChildren();
     const machines = el("optgroup", { label: "Machines" });
-    const exps = el("optgroup", { label: "Experiments (open as A/B)" });
+    const exps = el("optgroup", { label: "Experiments (guided runs)" });
     for (const p of list) {
       const value = p.Kind === "experiment" ? "exp:" + p.Name : p.Name;
       presetInfo[value] = p;
@@ -433,8 +435,11 @@
       const body = el("tbody");
       for (const d of defs) {
         const doc = `${d.Name} (${d.Kind}${d.Unit ? ", " + d.Unit : ""}; default ${d.Default}; allowed ${d.Allowed}): ${d.Doc}`;
+        const [what, ownSource] = splitDoc(d.Doc);
+        const source = ownSource || d.Source || "";
         const row = el("tr", { dataset: { knob: d.Name } },
-          el("td", { class: "name", textContent: d.Name, title: doc }),
+          el("td", { class: "name", title: doc }, el("span", { class: "knob-name", textContent: d.Name }),
+            el("div", { class: "knob-doc" }, what, source ? el("span", { class: "knob-source", textContent: " Source: " + source + "." }) : null)),
           el("td", { class: "val a" }, knobControl(d, "a", doc)));
         if (ab) row.append(el("td", { class: "val b" }, knobControl(d, "b", doc)));
         body.append(row);
@@ -447,6 +452,14 @@
       box.append(details);
     }
     knobsBuiltFor = ab;
+  }
+
+  // splitDoc splits a knob's one-line doc into what it does and where it
+  // comes from (the table writes "what — source").
+  function splitDoc(doc) {
+    const i = (doc || "").lastIndexOf(" — ");
+    if (i < 0) return [doc || "", ""];
+    return [doc.slice(0, i), doc.slice(i + 3)];
   }
 
   function knobControl(d, arm, doc) {
@@ -555,7 +568,42 @@
       api("pause");
       sync();
     });
-    $("step").addEventListener("click", () => report(api("step")));
+    $("step").addEventListener("click", () => {
+      followStep = true;
+      report(api("step"));
+    });
+    $("step-event").addEventListener("click", () => report(api("step", "event")));
+    $("fast").addEventListener("click", () => {
+      report(api("setSpeed", 0));
+      if (lastState && lastState.paused) api("pause", false);
+      focusCanvas();
+    });
+    const runTo = async () => {
+      const v = Number($("run-to").value);
+      if (!(v > 0 && v <= 3600)) {
+        localError = `run to t = ${$("run-to").value}: a time in seconds, (0, 3600]`;
+        renderError();
+        return;
+      }
+      $("run-to-go").disabled = true;
+      $("achieved").textContent = `running to t = ${v} s…`;
+      try {
+        await sim.runTo(v);
+        localError = "";
+      } catch (e) {
+        localError = "run to: " + ((e && e.message) || e);
+      }
+      $("run-to-go").disabled = false;
+      sync();
+    };
+    $("run-to-go").addEventListener("click", runTo);
+    $("run-to").addEventListener("keydown", (e) => {
+      if (e.key === "Enter") runTo();
+    });
+    $("overlay-on").addEventListener("change", (e) => {
+      $("overlay").hidden = !e.target.checked;
+      renderOverlay();
+    });
     $("reset").addEventListener("click", () => report(api("reset")));
     $("speed").addEventListener("change", (e) => {
       report(api("setSpeed", Number(e.target.value)));
@@ -599,6 +647,8 @@
     $("ab").addEventListener("change", (e) => report(api("setAB", e.target.checked)));
     $("share").addEventListener("click", share);
     $("download").addEventListener("click", download);
+    $("trace-export").addEventListener("click", exportTrace);
+    $("trace-perfetto").addEventListener("click", openPerfetto);
     $("building-cancel").addEventListener("click", () => {
       api("cancelBuild");
       forceSync = true;
@@ -658,6 +708,7 @@
         }
       } else if (e.key === ".") {
         e.preventDefault();
+        followStep = true;
         report(api("step"));
       }
     });
@@ -696,6 +747,91 @@
       field.focus();
       field.select();
     }
+  }
+
+  // ---- traces -------------------------------------------------------------
+
+  const PERFETTO = "https://ui.perfetto.dev";
+
+  function traceArgs() {
+    const ms = Number($("trace-ms").value);
+    if (!(ms > 0 && ms <= 10000)) throw new Error(`trace length ${$("trace-ms").value}: 1..10000 ms`);
+    return { ms, arm: Number($("trace-arm").value) || 0 };
+  }
+
+  async function fetchTrace(format) {
+    const { ms, arm } = traceArgs();
+    const label = String.fromCharCode(65 + arm);
+    $("share-status").textContent = `Tracing arm ${label}'s last ${ms} ms (replaying the run)…`;
+    const text = await sim.exportTrace(ms, format, arm);
+    return { text, ms, label };
+  }
+
+  function traceName(t, ext) {
+    const s = lastState || {};
+    return `schedplay-${s.preset || "run"}-${t.label}-seed${s.seed || 1}-t${Number(s.simTime || 0).toFixed(3)}s-last${t.ms}ms.${ext}`;
+  }
+
+  async function exportTrace() {
+    if (!sim || fatalMsg) return;
+    const format = $("trace-format").value;
+    try {
+      const t = await fetchTrace(format);
+      const name = traceName(t, format === "json" ? "json" : "ftrace.txt");
+      const url = URL.createObjectURL(new Blob([t.text], { type: format === "json" ? "application/json" : "text/plain" }));
+      el("a", { href: url, download: name }).click();
+      setTimeout(() => URL.revokeObjectURL(url), 30000);
+      $("share-status").textContent = `Trace saved as ${name} (${fmtInt(t.text.length)} bytes).`;
+    } catch (e) {
+      localError = "export trace: " + ((e && e.message) || e);
+      $("share-status").textContent = "";
+      renderError();
+    }
+  }
+
+  // openPerfetto opens the Perfetto UI in a new tab (now, within the
+  // click, or a popup blocker stops it), then hands it the trace: PING
+  // until it answers PONG, then postMessage the trace with the share
+  // link, which Perfetto shows with it.
+  async function openPerfetto() {
+    if (!sim || fatalMsg) return;
+    const win = window.open(PERFETTO);
+    if (!win) {
+      localError = "Open in Perfetto: the browser blocked the new tab; allow pop-ups for this page, or use Export trace and open the file in Perfetto";
+      renderError();
+      return;
+    }
+    let t;
+    try {
+      t = await fetchTrace("json");
+    } catch (e) {
+      localError = "Open in Perfetto: " + ((e && e.message) || e);
+      $("share-status").textContent = "";
+      renderError();
+      return;
+    }
+    const buffer = new TextEncoder().encode(t.text).buffer;
+    const s = lastState || {};
+    const msg = { perfetto: { buffer, title: `schedplay: ${s.preset} arm ${t.label} seed ${s.seed}, last ${t.ms} ms`, fileName: traceName(t, "json"), url: location.href } };
+    $("share-status").textContent = "Waiting for Perfetto to open…";
+    let tries = 0;
+    const timer = setInterval(() => {
+      if (++tries > 200 || win.closed) {
+        clearInterval(timer);
+        window.removeEventListener("message", onPong);
+        $("share-status").textContent = "Perfetto did not answer; use Export trace and open the file there.";
+        return;
+      }
+      win.postMessage("PING", PERFETTO);
+    }, 50);
+    function onPong(e) {
+      if (e.origin !== PERFETTO || e.data !== "PONG") return;
+      clearInterval(timer);
+      window.removeEventListener("message", onPong);
+      win.postMessage(msg, PERFETTO);
+      $("share-status").textContent = `Trace sent to Perfetto (${fmtInt(t.text.length)} bytes) with this page's link.`;
+    }
+    window.addEventListener("message", onPong);
   }
 
   async function download() {
@@ -822,7 +958,300 @@
       el("td", { textContent: (a.probesMean || 0).toFixed(1) })));
     tbody.replaceChildren(...rows);
 
+    renderStory(s);
+    const ta = $("trace-arm");
+    const n = (s.arms || []).length || 1;
+    if (ta.options.length !== n) {
+      ta.replaceChildren(...Array.from({ length: n }, (_, i) => el("option", { value: String(i), textContent: String.fromCharCode(65 + i) })));
+    }
+    pollExperiment(s);
+    renderDecisions();
+    renderOverlay();
     renderError();
+  }
+
+  function renderStory(s) {
+    const text = s.story || "";
+    $("story").hidden = !text;
+    if ($("story-text").textContent !== text) $("story-text").textContent = text;
+  }
+
+  // ---- the experiment panel -----------------------------------------------------
+
+  let expBusy = false;
+  let expLast = 0;
+  const EXP_MS = 1500;
+
+  function pollExperiment(s) {
+    const box = $("experiment");
+    if (!s.experiment) {
+      box.hidden = true;
+      window.schedplayExperiment = null;
+      return;
+    }
+    if (expBusy || Date.now() - expLast < EXP_MS) return;
+    expBusy = true;
+    expLast = Date.now();
+    sim.experiment().then((json) => {
+      expBusy = false;
+      const x = JSON.parse(json);
+      window.schedplayExperiment = x;
+      renderExperiment(x);
+    }, (e) => {
+      expBusy = false;
+      $("exp-status").textContent = "experiment: " + ((e && e.message) || e);
+    });
+  }
+
+  function fmtNum(v) {
+    if (v == null || !isFinite(v)) return "—";
+    const a = Math.abs(v);
+    if (a >= 1000) return fmtInt(Math.round(v));
+    if (a >= 10) return v.toFixed(1);
+    if (a >= 1) return v.toFixed(2);
+    return v.toPrecision(3);
+  }
+
+  function verdict(c) {
+    if (!c) return el("span", { class: "badge pending", textContent: "—" });
+    if (c.pending) return el("span", { class: "badge pending", textContent: "waiting", title: c.detail });
+    return el("span", { class: "badge " + (c.pass ? "pass" : "fail"), textContent: c.pass ? "PASS" : "FAIL", title: c.detail });
+  }
+
+  function renderExperiment(x) {
+    const box = $("experiment");
+    if (!x) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    $("exp-title").textContent = `${x.target}: ${x.title}`;
+    const q = x.quick || {};
+    const live = x.live || {};
+    const qs = x.quickSize || {};
+    const seeds = qs.seeds || 1;
+    $("exp-status").textContent = (live.error ? `live arms: ${live.error}. ` : `Live arms at t = ${fmtNum(live.t || 0)} s (seed 1; they pause at ${fmtNum(x.stopAtS)} s). `) +
+      (q.error ? `Reproduction failed: ${q.error}` : q.done < q.total
+        ? `Reproducing at the quick size (${qs.duration_s || "full"} s × ${seeds} seeds, as make test): ${q.done} of ${q.total} runs done, now ${q.running}.`
+        : `Reproduced at the quick size: ${q.total} runs in ${fmtNum(q.wallS)} s.`);
+    // Arms.
+    const armRows = (x.arms || []).map((a) => el("tr", {},
+      el("td", {}, el("b", { textContent: a.name })),
+      el("td", { textContent: a.label || "" }),
+      el("td", { class: "muted", textContent: [a.machine, (a.workloads || []).join(" "), Object.entries(a.knobs || {}).map(([k, v]) => `${k}=${v}`).join(" ")].join(" · ") }),
+      el("td", { textContent: a.live ? `live as ${a.live}` : "", title: a.live ? "Running on the canvas as this arm" : "Reproduced in the background only" })));
+    $("exp-arms").replaceChildren(el("thead", {}, el("tr", {}, el("th", { textContent: "arm" }), el("th", { textContent: "what" }), el("th", { textContent: "setup" }), el("th", { textContent: "" }))),
+      el("tbody", {}, ...armRows));
+    // Rows: the seed's figure, the live arms', the reproduction's.
+    const lo = (live.outcome && live.outcome.rows) || [];
+    const qo = (q.outcome && q.outcome.rows) || [];
+    const rows = qo.map((r, i) => {
+      const l = lo[i];
+      const cell = (row) => row && !row.error ? fmtNum(row.mean) + (row.stdev ? ` ±${fmtNum(row.stdev)}` : "") : "—";
+      return el("tr", {}, el("td", { textContent: r.label }), el("td", { textContent: r.seed == null ? "—" : fmtNum(r.seed) }),
+        el("td", { textContent: cell(l), title: l && l.error ? l.error : "" }), el("td", { textContent: cell(r), title: r.error || "" }));
+    });
+    $("exp-rows").replaceChildren(el("thead", {}, el("tr", {}, el("th", { textContent: "seed table" }), el("th", { textContent: "seed" }),
+      el("th", { textContent: "live" }), el("th", { textContent: `quick (${seeds} seeds)` }))), el("tbody", {}, ...rows));
+    renderExpChart(qo, lo);
+    // Checks.
+    const lc = (live.outcome && live.outcome.checks) || [];
+    const qc = (q.outcome && q.outcome.checks) || [];
+    $("exp-checks").replaceChildren(...qc.map((c, i) => el("li", {}, verdict(qc[i]), " ", verdict(lc[i]), " ", c.rule,
+      el("div", { class: "muted", textContent: (c.pending ? (lc[i] && !lc[i].pending ? "live: " + lc[i].detail : c.detail) : c.detail) })))
+    );
+    const legend = el("li", { class: "muted" }, "first badge: the reproduction at the quick size (schedsim reproduce --quick); second: the live arms so far");
+    $("exp-checks").prepend(legend);
+    if (x.knownFail) $("exp-checks").append(el("li", { class: "muted", textContent: "Known not to reproduce: " + x.knownFail }));
+    $("exp-source").textContent = x.source || "";
+    $("exp-notes-list").replaceChildren(...(x.notes || []).map((n) => el("li", { textContent: n })));
+  }
+
+  // renderExpChart draws the time-to-completion rows (hackbench's time,
+  // a compile's completion) as bars: the seed's figures against the
+  // simulated ones, each series relative to its own largest value (the
+  // checks compare ratios, not absolute times).
+  function renderExpChart(rows, liveRows) {
+    const box = $("exp-chart");
+    const timeRows = rows.filter((r) => /:(completion_s|req_p50_s)$/.test(r.sim));
+    if (!timeRows.length) {
+      box.replaceChildren();
+      return;
+    }
+    const val = (r) => (r && !r.error ? r.mean : null);
+    const maxOf = (xs) => Math.max(1e-12, ...xs.filter((v) => v != null));
+    const seedMax = maxOf(timeRows.map((r) => r.seed));
+    const simMax = maxOf(timeRows.map(val));
+    const W = 280, rowH = 14, labelW = 110, barW = W - labelW - 4;
+    const NS = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("width", W);
+    svg.setAttribute("height", timeRows.length * rowH + 18);
+    svg.setAttribute("class", "exp-chart");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", "Time to completion: seed figures and simulated ones, each relative to its largest");
+    const add = (tag, attrs, text) => {
+      const e = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      if (text != null) e.textContent = text;
+      svg.append(e);
+      return e;
+    };
+    timeRows.forEach((r, i) => {
+      const y = i * rowH;
+      add("text", { x: 0, y: y + 10, class: "lbl" }, r.label.length > 20 ? r.label.slice(0, 19) + "…" : r.label).append(
+        Object.assign(document.createElementNS(NS, "title"), { textContent: r.label }));
+      if (r.seed != null) add("rect", { x: labelW, y: y + 1, width: barW * r.seed / seedMax, height: 5, class: "seed" });
+      const v = val(r);
+      if (v != null) add("rect", { x: labelW, y: y + 7, width: barW * v / simMax, height: 5, class: "sim" });
+    });
+    const y = timeRows.length * rowH + 12;
+    add("rect", { x: labelW, y: y - 7, width: 8, height: 5, class: "seed" });
+    add("text", { x: labelW + 11, y, class: "lbl" }, "seed");
+    add("rect", { x: labelW + 50, y: y - 7, width: 8, height: 5, class: "sim" });
+    add("text", { x: labelW + 61, y, class: "lbl" }, "simulated (each ÷ its largest)");
+    box.replaceChildren(el("div", { class: "small muted", textContent: "Time to completion" }), svg);
+  }
+
+  // ---- the decision panel -------------------------------------------------------
+
+  const STAGES = [
+    ["target", "the CPU wake_affine picked (the waker's, or the wakee's previous one): taken if idle"],
+    ["prev", "the wakee's previous CPU, when it shares target's last-level cache and is idle (warm cache)"],
+    ["recent_used_cpu", "the CPU the wakee itself last woke a task from, when idle and in target's LLC"],
+    ["select_idle_core", "scan target's LLC for a core whose SMT threads are all idle; runs only while the LLC's has_idle_cores hint is set (SIS_CORE)"],
+    ["select_idle_cpu", "scan target's LLC for any idle CPU, at most nr of them: SIS_PROP sets nr from avg_idle / avg_scan_cost, SIS_BOUND clamps it, SIS_ROTATE moves the start"],
+    ["select_idle_smt", "try target's own SMT siblings"],
+    ["busy target", "nothing idle found: the wakee queues on target behind what runs there (the tail)"],
+    ["pinned", "the wakee may run on one CPU only: no search at all"],
+  ];
+  const STATES = [
+    ["busy", "running a task, or with tasks queued"],
+    ["idle", "nothing running or queued; the idle state follows (C1, C6…: deeper states take longer to leave)"],
+    ["idle core", "idle, and so are all its SMT siblings: a whole core free"],
+    ["polling", "idle in the polling loop: woken by a store, with no IPI and no exit latency"],
+  ];
+
+  let decArm = 0;          // the arm listed
+  let decSel = 0;          // the selected decision's number (0: follow the newest)
+  let followStep = false;  // select the newest decision at the next sync (after a step)
+  let lastDecisions = null;
+
+  function stateClass(st) {
+    if (st === "busy") return "st-busy";
+    if (st === "polling") return "st-poll";
+    if (st.includes("idle core")) return "st-core";
+    return "st-idle";
+  }
+
+  function buildLegend() {
+    const dl = $("legend-list");
+    dl.replaceChildren();
+    dl.append(el("dt", { class: "legend-head", textContent: "Stages of select_idle_sibling, in order" }));
+    for (const [name, doc] of STAGES) dl.append(el("dt", {}, el("code", { textContent: name })), el("dd", { textContent: doc }));
+    dl.append(el("dt", { class: "legend-head", textContent: "CPU states when probed" }));
+    for (const [name, doc] of STATES) {
+      dl.append(el("dt", {}, el("span", { class: "chip " + stateClass(name), textContent: name })), el("dd", { textContent: doc }));
+    }
+    dl.append(el("dt", { class: "legend-head", textContent: "On the map" }),
+      el("dd", { textContent: "After \"Step one wakeup\" (or a click on a decision here), the map draws that decision's probe path in order, from target to the CPU chosen." }));
+  }
+
+  function wireDecisions() {
+    $("decisions-arm").addEventListener("change", (e) => {
+      decArm = Number(e.target.value) || 0;
+      decSel = 0;
+      renderDecisions(true);
+    });
+    $("decisions-freeze").addEventListener("change", () => renderDecisions(true));
+    $("decisions-list").addEventListener("click", (e) => {
+      const li = e.target.closest("li[data-n]");
+      if (!li) return;
+      decSel = Number(li.dataset.n);
+      api("highlight", decArm, decSel);
+      renderDecisions(true);
+    });
+  }
+
+  function us(ns) {
+    if (ns < 0) return "—";
+    const u = ns / 1000;
+    return u >= 1000 ? `${(u / 1000).toFixed(2)} ms` : u >= 10 ? `${u.toFixed(0)} µs` : `${u.toFixed(1)} µs`;
+  }
+
+  function renderDecisions(force) {
+    if ($("decisions-freeze").checked && !force && !followStep) return;
+    if (!$("decisions-box").open && !followStep) return;
+    const d = (!$("decisions-freeze").checked || !lastDecisions || followStep) ? api("decisions", followStep ? -1 : decArm) : lastDecisions;
+    if (!d) return;
+    lastDecisions = d;
+    const arms = d.arms || [];
+    const sel = $("decisions-arm");
+    const labels = arms.map((a, i) => `${a.label}${a.knobs && a.knobs.length ? ": " + a.knobs.join(" ") : ""}`);
+    if (sel.options.length !== arms.length || [...sel.options].some((o, i) => o.textContent !== labels[i])) {
+      sel.replaceChildren(...labels.map((l, i) => el("option", { value: String(i), textContent: l })));
+    }
+    if (followStep && d.highlight && d.highlight.n > 0) {
+      decArm = d.highlight.arm;
+      decSel = d.highlight.n;
+      followStep = false;
+    }
+    if (decArm >= arms.length) decArm = 0;
+    if (sel.value !== String(decArm)) sel.value = String(decArm);
+    const log = (arms[decArm] && arms[decArm].log) || [];
+    $("decisions-count").textContent = log.length ? `(last ${log.length}, newest first)` : "";
+    const items = log.slice().reverse().map((x) => el("li", {
+      value: x.n, dataset: { n: String(x.n) }, class: x.n === decSel ? "sel" : "",
+      title: "Show this decision and its probe path on the map",
+    }, `t=${(x.time / 1e9).toFixed(6)}s ${x.wakee} → CPU ${x.chosen} `, el("span", { class: "muted", textContent: `${x.stage}, ${x.probes.length} probed, lat ${us(x.latency)}` })));
+    $("decisions-list").replaceChildren(...items);
+    const shown = log.find((x) => x.n === decSel) || log[log.length - 1];
+    renderDecision(shown);
+  }
+
+  function renderDecision(x) {
+    const box = $("decision");
+    if (!x) {
+      box.replaceChildren(el("p", { class: "muted", textContent: "No wakeup yet. Press \"Step one wakeup\"." }));
+      return;
+    }
+    const kv = (k, v) => el("div", {}, el("b", { textContent: k + " " }), v);
+    const stages = el("table", { class: "stages" },
+      el("tbody", {}, ...x.stages.map((t) => el("tr", { class: t.result.includes("chosen") || t.result.startsWith("found") ? "won" : "" },
+        el("td", {}, el("code", { textContent: t.stage })), el("td", { textContent: t.result })))));
+    const probes = el("div", { class: "probes" }, ...x.probes.map((p, i) => el("span", {
+      class: "chip " + stateClass(p.state) + (p.cpu === x.chosen && i === x.probes.length - 1 ? " chosen" : ""),
+      title: `probe ${i + 1}: CPU ${p.cpu}, ${p.state} (${p.stage})`,
+      textContent: `${p.cpu} ${p.state}`,
+    })));
+    const limit = x.sisCalled ? ` · select_idle_cpu probed ${x.sisProbes}${x.sisLimit >= 0 ? " of nr=" + x.sisLimit : ""}${x.sisCut ? " (cut short)" : ""}` : "";
+    box.replaceChildren(
+      el("div", { class: "dec-head" }, `#${x.n} at t = ${(x.time / 1e9).toFixed(6)} s`),
+      kv("waker", `${x.waker} on CPU ${x.wakerCpu}`),
+      kv("wakee", x.wakee + (x.sync ? " (sync wakeup)" : "")),
+      kv("prev / target / recent_used_cpu", `${x.prev} / ${x.target} / ${x.recent < 0 ? "none" : x.recent}`),
+      kv("wake_affine", `${x.affine}: ${x.affineWhy}`),
+      el("div", { class: "dec-sub", textContent: "stages tried" }), stages,
+      el("div", { class: "dec-sub", textContent: `CPUs probed, in order (${x.probes.length})` }), probes,
+      kv("chosen", `CPU ${x.chosen} (${x.chosenIdle ? "idle" : "busy"}) by ${x.stage}`),
+      kv("search cost", us(x.cost) + limit),
+      kv("wakeup latency", x.latency < 0 ? "not run yet (step or resume to see it)" : us(x.latency)),
+    );
+  }
+
+  // ---- the debug overlay -----------------------------------------------------------
+
+  function renderOverlay() {
+    const o = $("overlay");
+    if (o.hidden) return;
+    const p = api("perf");
+    if (!p) return;
+    const f = p.frame || {};
+    const lines = [`frame p50 ${Number(f.p50Ms || 0).toFixed(1)} ms · p99 ${Number(f.p99Ms || 0).toFixed(1)} ms (${f.n || 0} frames)`];
+    for (const w of p.workers || []) {
+      lines.push(`worker ${w.arm}: t = ${Number(w.simTime).toFixed(3)} s · ${fmtSpeed(w.simRate)}× real time · ${fmtInt(Math.round(w.eventsPerSec))} events/s`);
+    }
+    o.textContent = lines.join("\n");
   }
 
   // renderBuilding shows the progress of a run being built.

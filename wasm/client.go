@@ -41,6 +41,11 @@ type client struct {
 	onceFrom time.Time // when the page started (worker start times)
 	// forceBuild is a debugPanic("build") waiting for the next build.
 	forceBuild bool
+	// exp is the guided run of the experiment the arms are (nil: none).
+	exp *expRun
+	// hlArm, hlN: the decision highlighted on the map (hlN 0: none).
+	hlArm int
+	hlN   int64
 }
 
 // buildJob is a build in progress in the workers.
@@ -90,8 +95,16 @@ func (c *client) worker(i int) *engineWorker {
 	if w := c.workers[i]; w != nil && !w.dead {
 		return w
 	}
-	ew := &engineWorker{arm: i, started: time.Now()}
-	ew.w = js.Global().Get("Worker").New("worker.js", map[string]any{"name": fmt.Sprintf("schedplay engine %c", 'A'+i)})
+	ew := c.newEngineWorker(i, fmt.Sprintf("schedplay engine %c", 'A'+i))
+	c.workers[i] = ew
+	return ew
+}
+
+// newEngineWorker starts a Web Worker in the engine role (arm -1: the
+// experiment worker).
+func (c *client) newEngineWorker(arm int, name string) *engineWorker {
+	ew := &engineWorker{arm: arm, started: time.Now()}
+	ew.w = js.Global().Get("Worker").New("worker.js", map[string]any{"name": name})
 	ew.w.Set("onmessage", js.FuncOf(func(_ js.Value, a []js.Value) any {
 		c.message(ew, a[0].Get("data"))
 		return nil
@@ -105,11 +118,14 @@ func (c *client) worker(i int) *engineWorker {
 		c.mu.Lock()
 		ew.dead = true
 		c.mu.Unlock()
-		report(&playground.PanicError{Where: fmt.Sprintf("running arm %c's engine worker", 'A'+ew.arm), Value: text}, "", true)
+		where := fmt.Sprintf("running arm %c's engine worker", 'A'+ew.arm)
+		if ew.arm < 0 {
+			where = "running the experiment's arms"
+		}
+		report(&playground.PanicError{Where: where, Value: text}, "", ew.arm >= 0)
 		return nil
 	}))
 	ew.w.Call("postMessage", map[string]any{"t": "init", "module": js.Global().Get("schedplayModule")})
-	c.workers[i] = ew
 	return ew
 }
 
@@ -144,6 +160,8 @@ func (c *client) message(ew *engineWorker, m js.Value) {
 			}
 		case "built":
 			c.built(ew, m)
+		case "decisions":
+			c.decisions(ew, m)
 		case "stepped":
 			c.mu.Lock()
 			if int64(m.Get("seq").Int()) == c.runSeq {
@@ -166,6 +184,63 @@ func (c *client) message(ew *engineWorker, m js.Value) {
 	})
 }
 
+// decisions takes an arm's decision ring in; after a step, arm A's
+// newest decision is highlighted on the map.
+func (c *client) decisions(ew *engineWorker, m js.Value) {
+	var log []playground.LoggedDecision
+	if err := json.Unmarshal([]byte(m.Get("log").String()), &log); err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if int64(m.Get("seq").Int()) != c.runSeq || ew.arm >= len(c.views) {
+		return
+	}
+	v := c.views[ew.arm]
+	v.Log = log
+	if m.Get("step").Truthy() && len(log) > 0 {
+		v.SetHighlight(log[len(log)-1].N)
+		c.hlArm, c.hlN = ew.arm, log[len(log)-1].N
+	} else if c.hlN > 0 && c.hlArm == ew.arm {
+		v.SetHighlight(c.hlN) // the ring moved on: the highlight stays while it holds it
+	}
+}
+
+// Highlight shows logged decision n of arm on the map (n 0: none).
+func (c *client) Highlight(arm int, n int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ok := false
+	for i, v := range c.views {
+		if i == arm {
+			ok = v.SetHighlight(n)
+		} else {
+			v.SetHighlight(0)
+		}
+	}
+	c.hlArm, c.hlN = arm, n
+	if !ok {
+		c.hlN = 0
+	}
+	return ok
+}
+
+// Decisions are every arm's decision ring (only arm only's, when it is
+// an arm: the others' logs are empty) and the highlighted decision.
+func (c *client) Decisions(only int) map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	arms := []any{}
+	for i, v := range c.views {
+		log := v.Log
+		if only >= 0 && i != only && !(c.hlN > 0 && i == c.hlArm) {
+			log = nil
+		}
+		arms = append(arms, map[string]any{"label": v.Label, "knobs": v.Knobs, "log": log})
+	}
+	return map[string]any{"arms": arms, "highlight": map[string]any{"arm": c.hlArm, "n": c.hlN}}
+}
+
 // workerPanic is a panic value recovered in a worker (its message).
 type workerPanic string
 
@@ -183,22 +258,39 @@ func (c *client) snap(b []byte) {
 		return
 	}
 	c.scratch = c.views[s.Arm].Take(s)
-	// A/B: neither arm may run further ahead of the other than a lead
-	// (a fifth of a second of its own pace).
-	if len(c.views) == 2 {
+	// Side by side: no arm may run further ahead of the slowest other
+	// one than a lead. The lead is a second of the reference arm's own
+	// pace (at least 20 ms simulated): the arm ahead waits only for an
+	// arm that is truly slower, never for the page's messages.
+	if len(c.views) > 1 {
 		me := c.views[s.Arm].Snap
-		other := 1 - s.Arm
-		// The lead is a second of the reference arm's own pace (at
-		// least 20 ms simulated): the arm ahead waits only for an arm
-		// that is truly slower, never for the page's messages.
 		lead := 20 * float64(engine.Millisecond)
 		if sp := c.state.Speed; sp > 0 {
 			lead = max(lead, sp*float64(time.Second))
 		} else {
 			lead = max(lead, me.SimRate*float64(time.Second))
 		}
-		c.ctl(other, float64(me.Totals.Now)+lead)
+		for i := range c.views {
+			if i != s.Arm {
+				c.ctl(i, c.slowestBut(i)+lead)
+			}
+		}
 	}
+	c.stopExperimentRun()
+}
+
+// slowestBut is the lowest simulated time of the arms other than i (hold
+// mu).
+func (c *client) slowestBut(i int) float64 {
+	low := -1.0
+	for j, v := range c.views {
+		if j != i && v.Have {
+			if t := float64(v.Snap.Totals.Now); low < 0 || t < low {
+				low = t
+			}
+		}
+	}
+	return max(low, 0)
 }
 
 // ctl sends arm i its controls (limit -1: none) (hold mu).
@@ -212,8 +304,8 @@ func (c *client) ctl(i int, limit float64) {
 func (c *client) ctlAll() {
 	for i := range c.views {
 		lim := -1.0
-		if len(c.views) == 2 && c.views[1-i].Have {
-			lim = float64(c.views[1-i].Snap.Totals.Now) + 20*float64(engine.Millisecond)
+		if len(c.views) > 1 {
+			lim = c.slowestBut(i) + 20*float64(engine.Millisecond)
 		}
 		c.ctl(i, lim)
 	}
@@ -231,7 +323,7 @@ func (c *client) built(ew *engineWorker, m js.Value) {
 		var err error = errors.New(e)
 		if m.Get("crashed").Truthy() {
 			err = &playground.PanicError{Where: m.Get("where").String(), Value: workerPanic(m.Get("message").String()), Stack: m.Get("stack").String()}
-		} else if j.n == 2 && !strings.HasPrefix(e, "arm ") {
+		} else if j.n > 1 && !strings.HasPrefix(e, "arm ") {
 			err = fmt.Errorf("arm %c: %s", 'A'+ew.arm, e)
 		}
 		for i := 0; i < j.n; i++ {
@@ -269,6 +361,7 @@ func (c *client) built(ew *engineWorker, m js.Value) {
 	c.state, c.runSeq = j.st.Clone(), j.seq
 	c.gen++
 	c.crash, c.halted = nil, false
+	c.hlArm, c.hlN = 0, 0
 	c.views = c.views[:0]
 	for i := 0; i < j.n; i++ {
 		cfg := j.st.Config(i)
@@ -281,6 +374,7 @@ func (c *client) built(ew *engineWorker, m js.Value) {
 		}
 	}
 	c.ctlAll()
+	c.experimentFor(&c.state)
 	c.mu.Unlock()
 	if j.done != nil {
 		j.done(nil)
@@ -294,10 +388,7 @@ func (c *client) built(ew *engineWorker, m js.Value) {
 func (c *client) Begin(st playground.State, _ time.Time, done func(error)) {
 	c.mu.Lock()
 	c.seq++
-	n := 1
-	if st.AB {
-		n = 2
-	}
+	n := st.NumArms()
 	j := &buildJob{seq: c.seq, st: st.Clone(), n: n, built: make([]bool, n), prog: make([]*playground.BuildProgress, n), started: time.Now(), done: done}
 	if spec, err := st.MachineSpec(); err == nil {
 		j.cpus = spec.NumCPUs()
@@ -563,6 +654,30 @@ func (c *client) ask(msg map[string]any) (string, error) {
 	}
 	b, e := json.MarshalIndent(out, "", "  ")
 	return string(b), e
+}
+
+// ExportTrace asks arm's worker for a trace of its last ms simulated
+// milliseconds (format json or ftrace).
+func (c *client) ExportTrace(arm int, ms float64, format string) (string, error) {
+	c.mu.Lock()
+	if arm < 0 || arm >= len(c.views) || c.halted {
+		c.mu.Unlock()
+		return "", fmt.Errorf("no arm %d running", arm)
+	}
+	c.nextID++
+	id := c.nextID
+	ch := make(chan reply, 1)
+	c.replies[id] = ch
+	c.worker(arm).post(map[string]any{"t": "trace", "id": id, "ms": ms, "format": format})
+	c.mu.Unlock()
+	r := <-ch
+	c.mu.Lock()
+	delete(c.replies, id)
+	c.mu.Unlock()
+	if !r.ok {
+		return "", errors.New(r.body)
+	}
+	return r.body, nil
 }
 
 // RunTo pauses and runs every arm to simulated time t (as `schedsim run

@@ -550,12 +550,12 @@ func installAPI() {
 		"version": playground.LinkVersion,
 		"knobs": fn("knobs", func([]js.Value) any {
 			type row struct {
-				Name, Kind, Group, Default, Allowed, Unit, Doc string
-				Values                                         []string
+				Name, Kind, Group, Default, Allowed, Unit, Doc, Source string
+				Values                                                 []string
 			}
 			var out []row
 			for _, d := range knob.Table() {
-				out = append(out, row{d.Name, d.Kind.String(), string(d.Group), d.Format(d.Default), d.Allowed(), d.Unit, d.Doc, d.Values})
+				out = append(out, row{d.Name, d.Kind.String(), string(d.Group), d.Format(d.Default), d.Allowed(), d.Unit, d.Doc, playground.KnobSource(&d), d.Values})
 			}
 			return toJS(out)
 		}),
@@ -630,6 +630,8 @@ func installAPI() {
 		"setPreset": setter("setPreset", func(a []js.Value) any {
 			name := arg(a, 0).String()
 			if strings.HasPrefix(name, "exp:") {
+				// A guided run: it runs (to the experiment's quick duration).
+				app.SetPaused(false)
 				applyFragment("exp=" + strings.TrimPrefix(name, "exp:"))
 				if e := app.Error(); e != "" {
 					return map[string]any{"ok": false, "error": e}
@@ -640,7 +642,8 @@ func installAPI() {
 				if _, err := presets.Machine(name); err != nil {
 					return err
 				}
-				st.Preset, st.Machine, st.Experiment = name, nil, ""
+				// The machine's own workloads, unless the user edited them.
+				st.SetMachine(name, nil)
 				return nil
 			})
 		}),
@@ -650,7 +653,7 @@ func installAPI() {
 				if err != nil {
 					return err
 				}
-				st.Machine, st.Preset = spec, spec.Name
+				st.SetMachine(spec.Name, spec)
 				return nil
 			})
 		}),
@@ -683,6 +686,7 @@ func installAPI() {
 		"setAB": setter("setAB", func(a []js.Value) any {
 			return change(func(st *playground.State) error {
 				st.AB = arg(a, 0).Truthy()
+				st.Extra = nil
 				return nil
 			})
 		}),
@@ -710,6 +714,51 @@ func installAPI() {
 			}
 			app.Step(kind)
 			return result(nil)
+		}),
+		// decisions() is the decision panel: per arm its last decisions
+		// in full (playground.LoggedDecision), and the highlighted one.
+		// decisions(arm) gives only that arm's log (and the highlighted
+		// decision's arm's).
+		"decisions": fn("decisions", func(a []js.Value) any {
+			only := -1
+			if arg(a, 0).Type() == js.TypeNumber {
+				only = arg(a, 0).Int()
+			}
+			return toJS(app.Decisions(only))
+		}),
+		// highlight(arm, n) shows decision n of arm (0 = A) on the map.
+		"highlight": fn("highlight", func(a []js.Value) any {
+			return app.Highlight(arg(a, 0).Int(), int64(arg(a, 1).Float()))
+		}),
+		// experiment() is the experiment panel (a promise of JSON, "null"
+		// when the arms are no experiment's): the experiment's arms, its
+		// rows and checks evaluated on the live arms so far and on its
+		// reproduction at the quick size in the background.
+		"experiment": fn("experiment", func([]js.Value) any {
+			return promise("reading the experiment", false, func() (string, error) {
+				v, err := app.Experiment()
+				if err != nil {
+					return "", err
+				}
+				b, err := json.Marshal(v)
+				return string(b), err
+			})
+		}),
+		// exportTrace(ms, format, arm) is a promise of arm's (0 = A)
+		// trace of the last ms simulated milliseconds: "json" (Chrome
+		// trace, what Perfetto opens) or "ftrace" text.
+		"exportTrace": fn("exportTrace", func(a []js.Value) any {
+			ms, format, arm := arg(a, 0).Float(), "json", 0
+			if arg(a, 1).Type() == js.TypeString {
+				format = arg(a, 1).String()
+			}
+			if arg(a, 2).Type() == js.TypeNumber {
+				arm = arg(a, 2).Int()
+			}
+			return promise("exporting a trace", false, func() (string, error) {
+				waitBuilt()
+				return app.ExportTrace(arm, ms, format)
+			})
 		}),
 		// perf() is the debug overlay's record: the main thread's frame
 		// times (p50, p99, max over the last frames), and per engine
@@ -814,10 +863,10 @@ func stateView() playground.PageState {
 	st := app.State()
 	v := playground.PageState{
 		Ready: js.Global().Get("simReady").Truthy(), Link: "#" + st.Encode(), Preset: st.Preset,
-		Workloads: st.Workloads, Knobs: st.Knobs, KnobsB: st.KnobsB, AB: st.AB, Seed: st.Seed, Speed: finite(st.Speed),
+		Workloads: st.Workloads, Knobs: st.Knobs, KnobsB: st.KnobsB, Extra: st.Extra, AB: st.AB, Seed: st.Seed, Speed: finite(st.Speed),
 		AchievedSpeed: finite(app.AchievedSpeed()), Paused: app.Paused(), Finished: app.Finished(),
-		Experiment: st.Experiment, Error: app.Error(), Crash: app.Crashed(), Halted: app.Halted(),
-		Frames: stats.count(),
+		Experiment: expName(&st), Error: app.Error(), Crash: app.Crashed(), Halted: app.Halted(),
+		Frames: stats.count(), Story: st.Story(),
 	}
 	if p, ok := app.Building(); ok {
 		v.Building, v.BuildingText = &p, p.Text()
@@ -835,7 +884,7 @@ func stateView() playground.PageState {
 			v.SimTime = finite(float64(sn.Totals.Now) / float64(engine.Second))
 		}
 		tot := sn.Totals
-		av := playground.ArmState{Label: arm.Label, Wakeups: tot.Wakeups, Events: tot.Events}
+		av := playground.ArmState{Label: arm.Label, Wakeups: tot.Wakeups, Events: tot.Events, SISCalls: tot.SISCalls}
 		if tot.SISCalls > 0 {
 			av.ProbesMean = finite(float64(tot.SISProbes) / float64(tot.SISCalls))
 		}
@@ -846,6 +895,15 @@ func stateView() playground.PageState {
 		v.Arms = append(v.Arms, av)
 	}
 	return v
+}
+
+// expName is the experiment the state runs, "" when its arms are no
+// longer the experiment's.
+func expName(st *playground.State) string {
+	if st.IsExperiment() {
+		return st.Experiment
+	}
+	return ""
 }
 
 // finite keeps NaN and ±Inf (which JSON cannot carry) out of state().

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall/js"
@@ -11,7 +12,9 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"schedplay/engine"
 	"schedplay/playground"
+	"schedplay/trace"
 )
 
 // The engine role: the same program, started by static/worker.js in a
@@ -53,16 +56,46 @@ type worker struct {
 	r        *playground.Runner
 	staged   *playground.Arm // built, waiting for commit
 	stagedSq int64
-	speed    float64
-	paused   bool
-	limit    int64
-	info     int
-	forced   map[string]bool
-	snap     playground.Snapshot
-	buf      []byte
-	lastSnap time.Time
-	lastBars time.Time
-	dirty    bool // a snapshot is due whatever the rate
+	// The link and arm index the staged and the running arm were built
+	// from (a trace export replays them).
+	stagedLink, link string
+	stagedArm, arm   int
+	speed            float64
+	paused           bool
+	limit            int64
+	info             int
+	forced           map[string]bool
+	snap             playground.Snapshot
+	buf              []byte
+	lastSnap         time.Time
+	lastBars         time.Time
+	lastDecs         time.Time
+	dirty            bool // a snapshot is due whatever the rate
+}
+
+// decsEvery is how often the decision panel's ring is posted while the
+// run goes (at once after a step).
+const decsEvery = 250 * time.Millisecond
+
+// postDecisions posts the decision panel's ring when it changed (and
+// step: the page highlights the newest decision).
+func (w *worker) postDecisions(force, step bool) {
+	if w.r == nil || w.r.Log == nil {
+		return
+	}
+	now := time.Now()
+	if !force && now.Sub(w.lastDecs) < decsEvery {
+		return
+	}
+	if !w.r.Log.Changed() && !force {
+		return
+	}
+	b, err := json.Marshal(w.r.Log.Last(playground.LogSize))
+	if err != nil {
+		return
+	}
+	w.lastDecs = now
+	w.post(map[string]any{"t": "decisions", "seq": w.r.Seq, "log": string(b), "step": step}, nil)
 }
 
 func runWorker() {
@@ -143,6 +176,7 @@ func (w *worker) loop() {
 			})
 		}
 		w.maybeSnap(false)
+		w.postDecisions(false, false)
 		if ran {
 			w.yield()
 			continue
@@ -206,6 +240,7 @@ func (w *worker) handle(m js.Value) {
 		case "commit":
 			if w.staged != nil && int64(m.Get("seq").Int()) == w.stagedSq {
 				w.r = playground.NewRunner(w.staged, w.stagedSq, w.speed, w.paused)
+				w.link, w.arm = w.stagedLink, w.stagedArm
 				w.r.Limit = w.limit
 				w.staged = nil
 				w.dirty = true
@@ -258,13 +293,52 @@ func (w *worker) handle(m js.Value) {
 				return
 			}
 			w.post(map[string]any{"t": "reply", "id": id, "ok": true, "body": string(b)}, nil)
+		case "trace":
+			id := m.Get("id").Int()
+			if w.r == nil {
+				w.post(map[string]any{"t": "reply", "id": id, "ok": false, "body": "no simulation is running"}, nil)
+				return
+			}
+			body, err := w.exportTrace(int64(m.Get("ms").Float()*float64(engine.Millisecond)), m.Get("format").String())
+			if err != nil {
+				w.post(map[string]any{"t": "reply", "id": id, "ok": false, "body": err.Error()}, nil)
+				return
+			}
+			w.post(map[string]any{"t": "reply", "id": id, "ok": true, "body": body}, nil)
+		case "expRun":
+			id := m.Get("id").Int()
+			body, err := runExperimentArm(m.Get("name").String(), m.Get("arm").Int(), m.Get("seed").Int())
+			if err != nil {
+				w.post(map[string]any{"t": "reply", "id": id, "ok": false, "body": err.Error()}, nil)
+				return
+			}
+			w.post(map[string]any{"t": "reply", "id": id, "ok": true, "body": body}, nil)
 		case "debugPanic":
 			w.forced[m.Get("where").String()] = true
 		}
 	})
-	if t == "runTo" || t == "step" {
+	if t == "runTo" || t == "step" || t == "runUntil" {
 		w.maybeSnap(true)
+		w.postDecisions(true, t == "step")
 	}
+}
+
+// exportTrace replays the running arm with a trace of its last window
+// ns (playground.ExportTrace).
+func (w *worker) exportTrace(window int64, format string) (string, error) {
+	f, ok := map[string]trace.Format{"json": trace.FormatJSON, "ftrace": trace.FormatFtrace}[format]
+	if !ok {
+		return "", fmt.Errorf("trace format %q (allowed: json, ftrace)", format)
+	}
+	st, err := playground.Parse(w.link)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if _, err := playground.ExportTrace(st, w.arm, w.r.Arm.Sim.Now(), window, f, &b); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 // build builds the arm a build message asks for, staged until the page
@@ -302,6 +376,7 @@ func (w *worker) build(m js.Value) {
 	switch {
 	case err == nil:
 		w.staged, w.stagedSq = a, seq
+		w.stagedLink, w.stagedArm = link, arm
 		w.post(map[string]any{"t": "built", "seq": seq, "arm": arm, "error": ""}, nil)
 	case playground.IsCanceled(err):
 		// A newer message took over; it answers.

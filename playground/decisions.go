@@ -1,0 +1,376 @@
+package playground
+
+import (
+	"fmt"
+
+	"schedplay/engine"
+	"schedplay/engine/knob"
+)
+
+// The decision panel: a DecisionLog watches one arm's engine (its Hooks)
+// and keeps the last LogSize wakeup decisions in full, as the page's
+// "last decisions" panel shows them: who woke whom, prev, target and
+// recent_used_cpu, wake_affine's verdict and why, every stage of
+// select_idle_sibling tried, every CPU probed with its state at the
+// time, the CPU chosen, the cost of the search, and the wakeup latency
+// that followed (filled in when the wakee next runs).
+
+// LogSize is how many decisions the panel's ring holds.
+const LogSize = 32
+
+// LoggedDecision is one wakeup decision as the panel shows it.
+type LoggedDecision struct {
+	N          int64  `json:"n"`    // the decision's number in the run (1 = first)
+	TimeNS     int64  `json:"time"` // simulated ns
+	Waker      string `json:"waker"`
+	WakerCPU   int    `json:"wakerCpu"`
+	Wakee      string `json:"wakee"`
+	Prev       int    `json:"prev"`
+	Target     int    `json:"target"`
+	Recent     int    `json:"recent"` // the wakee's recent_used_cpu (-1: none)
+	Sync       bool   `json:"sync"`
+	WakeWide   bool   `json:"wakeWide"`
+	WantAffine bool   `json:"wantAffine"`
+	// Affine is wake_affine's verdict ("waker", "prev", "skipped") and
+	// AffineWhy the reason in words.
+	Affine    string   `json:"affine"`
+	AffineWhy string   `json:"affineWhy"`
+	Stage     string   `json:"stage"` // the stage that chose
+	Stages    []Tried  `json:"stages"`
+	Probes    []Probed `json:"probes"`
+	Chosen    int      `json:"chosen"`
+	ChosenIdl bool     `json:"chosenIdle"`
+	SISCalled bool     `json:"sisCalled"`
+	SISProbes int      `json:"sisProbes"`
+	SISLimit  int      `json:"sisLimit"` // -1: unlimited
+	SISCut    bool     `json:"sisCut"`
+	CostNS    int64    `json:"cost"`
+	// LatencyNS is the time from the decision until the wakee ran (-1:
+	// it has not run yet).
+	LatencyNS int64 `json:"latency"`
+}
+
+// Tried is one stage of select_idle_sibling and what it gave.
+type Tried struct {
+	Stage  string `json:"stage"`
+	Result string `json:"result"`
+}
+
+// Probed is one CPU the search examined, in order, with its state then.
+type Probed struct {
+	CPU   int    `json:"cpu"`
+	Stage string `json:"stage"`
+	State string `json:"state"` // busy, idle, idle core, polling, or an idle state (C1, C6, …)
+}
+
+// DecisionLog records an arm's decisions (install with Attach). The
+// hooks copy what they see into preallocated storage and allocate
+// nothing; Last formats the panel's text (a few times a second).
+type DecisionLog struct {
+	sim     *engine.Sim
+	ring    [LogSize]rawDecision
+	n       int64   // decisions recorded
+	pending []int32 // per task: the ring slot+1 of its decision awaiting a run (0: none)
+	cnames  []string
+	changed bool
+}
+
+// rawDecision is a decision as the hook saw it.
+type rawDecision struct {
+	n       int64
+	d       engine.Decision // d.Probes aliases probes
+	probes  []int
+	states  []probeState
+	recent  int
+	latency int64
+	sisCore bool
+}
+
+// probeState is a probed CPU's state at the decision.
+type probeState struct {
+	idle, polling, core bool
+	cstate              int
+}
+
+// Attach installs a log on sim's hooks (replacing any).
+func Attach(sim *engine.Sim) *DecisionLog {
+	l := &DecisionLog{sim: sim, cnames: sim.IdleStateNames()}
+	for i := range l.ring {
+		l.ring[i].probes = make([]int, 0, maxSnapProbes)
+		l.ring[i].states = make([]probeState, 0, maxSnapProbes)
+	}
+	sim.SetHooks(engine.Hooks{OnWakeup: l.onWakeup, OnSwitch: l.onSwitch})
+	return l
+}
+
+// Detach removes the log's hooks.
+func (l *DecisionLog) Detach() { l.sim.SetHooks(engine.Hooks{}) }
+
+// Count is how many decisions were recorded.
+func (l *DecisionLog) Count() int64 { return l.n }
+
+// Changed reports (and clears) whether anything changed since the last
+// call.
+func (l *DecisionLog) Changed() bool {
+	c := l.changed
+	l.changed = false
+	return c
+}
+
+// Last returns up to n of the newest decisions, oldest first.
+func (l *DecisionLog) Last(n int) []LoggedDecision {
+	n = int(min(int64(n), l.n, LogSize))
+	out := make([]LoggedDecision, 0, n)
+	for k := l.n - int64(n); k < l.n; k++ {
+		out = append(out, l.format(&l.ring[k%LogSize]))
+	}
+	return out
+}
+
+func (l *DecisionLog) name(id engine.TaskID) string {
+	if id < 0 || int(id) >= l.sim.NumTasks() {
+		return "(interrupt)"
+	}
+	t := l.sim.Task(id)
+	return fmt.Sprintf("%s [%d]", t.Name, id)
+}
+
+func (l *DecisionLog) stateName(st probeState) string {
+	switch {
+	case !st.idle:
+		return "busy"
+	case st.polling:
+		return "polling"
+	}
+	s := "idle"
+	if st.cstate >= 0 && st.cstate < len(l.cnames) {
+		s = "idle " + l.cnames[st.cstate]
+	}
+	if st.core {
+		s += ", idle core"
+	}
+	return s
+}
+
+func (l *DecisionLog) probe(cpu int) probeState {
+	idle, polling, cs := l.sim.CPUState(cpu)
+	st := probeState{idle: idle, polling: polling, cstate: cs}
+	if idle && !polling {
+		sib := l.sim.Topology().SiblingsOf(cpu)
+		st.core = sib.Weight() > 1
+		for c := sib.First(); c >= 0 && st.core; c = sib.Next(c + 1) {
+			if i, _, _ := l.sim.CPUState(c); !i {
+				st.core = false
+			}
+		}
+	}
+	return st
+}
+
+func (l *DecisionLog) onSwitch(cpu int, prev, next *engine.Task) {
+	if next == nil || next.ID < 0 || int(next.ID) >= len(l.pending) {
+		return
+	}
+	slot := l.pending[next.ID]
+	if slot == 0 {
+		return
+	}
+	l.pending[next.ID] = 0
+	x := &l.ring[slot-1]
+	if x.latency < 0 {
+		x.latency = l.sim.Now() - x.d.Time
+		l.changed = true
+	}
+}
+
+func (l *DecisionLog) onWakeup(d *engine.Decision) {
+	slot := int(l.n % LogSize)
+	x := &l.ring[slot]
+	// The slot's previous decision no longer waits for its latency.
+	if t := x.d.Task; x.n > 0 && t >= 0 && int(t) < len(l.pending) && l.pending[t] == int32(slot+1) {
+		l.pending[t] = 0
+	}
+	l.n++
+	probes, states := x.probes[:0], x.states[:0]
+	for _, c := range d.Probes[:min(len(d.Probes), maxSnapProbes)] {
+		probes = append(probes, c)
+		states = append(states, l.probe(c))
+	}
+	x.n, x.d, x.probes, x.states = l.n, *d, probes, states
+	x.d.Probes = probes
+	x.latency, x.recent = -1, -1
+	x.sisCore = l.sim.Knobs().On(knob.SIS_CORE)
+	if d.Task >= 0 && int(d.Task) < l.sim.NumTasks() {
+		x.recent = l.sim.Task(d.Task).RecentUsedCPU()
+		if d.Stage == engine.StageRecent {
+			x.recent = d.Chosen // select_idle_sibling swapped it with prev
+		}
+		for int(d.Task) >= len(l.pending) {
+			l.pending = append(l.pending, 0) // grows once per task
+		}
+		l.pending[d.Task] = int32(slot + 1)
+	}
+	l.changed = true
+}
+
+// format writes a recorded decision for the panel.
+func (l *DecisionLog) format(x *rawDecision) LoggedDecision {
+	d := &x.d
+	o := LoggedDecision{N: x.n, TimeNS: d.Time, Waker: l.name(d.Waker), WakerCPU: d.WakerCPU, Wakee: l.name(d.Task),
+		Prev: d.Prev, Target: d.Target, Sync: d.Sync, WakeWide: d.WakeWide, WantAffine: d.WantAffine,
+		Stage: d.Stage.String(), Chosen: d.Chosen, ChosenIdl: d.ChosenIdle, SISCalled: d.SISCalled,
+		SISProbes: d.SISProbes, SISLimit: d.SISLimit, SISCut: d.SISCutShort, CostNS: d.Cost, LatencyNS: x.latency, Recent: x.recent}
+	if o.SISLimit >= 1<<30 {
+		o.SISLimit = -1
+	}
+	o.Affine, o.AffineWhy = affine(d)
+	o.Stages, o.Probes = l.stages(x)
+	return o
+}
+
+// affine says what wake_affine decided, and why.
+func affine(d *engine.Decision) (string, string) {
+	switch {
+	case d.Stage == engine.StagePinned:
+		return "skipped", "the wakee may run on one CPU only: select_task_rq_fair is not called"
+	case d.WakeWide:
+		return "skipped", "wake_wide: the waker and wakee switch partners often (wakee_flips above the LLC size), so the wakeup is not pulled towards the waker; target = prev"
+	case !d.WantAffine:
+		return "skipped", "the waker's CPU is not among the wakee's allowed CPUs; target = prev"
+	case d.WakerCPU == d.Prev:
+		return "prev", "the waker runs on the wakee's previous CPU: no choice to make; target = prev"
+	case d.Target == d.WakerCPU:
+		why := "wake_affine pulled the wakeup to the waker's CPU (idle, or lighter loaded than prev)"
+		if d.Sync {
+			why += "; a sync wakeup: the waker is about to sleep"
+		}
+		return "waker", why
+	}
+	return "prev", "wake_affine kept prev: the waker's CPU was neither idle nor lighter loaded"
+}
+
+// stages reconstructs select_idle_sibling's path from the decision: the
+// candidates in order (target, prev, recent_used_cpu), then the scans,
+// with each probe attributed to the stage that made it.
+func (l *DecisionLog) stages(x *rawDecision) (st []Tried, pr []Probed) {
+	d, recent := &x.d, x.recent
+	tp := l.sim.Topology()
+	probes := d.Probes
+	k := 0
+	add := func(stage string, n int) {
+		for ; n > 0 && k < len(probes); n-- {
+			pr = append(pr, Probed{CPU: probes[k], Stage: stage, State: l.stateName(x.states[k])})
+			k++
+		}
+	}
+	res := func(ok bool, cpu int) string {
+		if ok {
+			return fmt.Sprintf("CPU %d idle: chosen", cpu)
+		}
+		return fmt.Sprintf("CPU %d busy", cpu)
+	}
+	switch d.Stage {
+	case engine.StagePinned:
+		return append(st, Tried{"pinned", fmt.Sprintf("CPU %d, its only allowed CPU", d.Chosen)}), pr
+	case engine.StageFallback:
+		st = append(st, Tried{"fallback", fmt.Sprintf("the search chose a CPU the wakee may not use: select_fallback_rq gave CPU %d", d.Chosen)})
+	}
+	stage := d.Stage
+	if stage == engine.StageFallback {
+		stage = engine.StageBusyTarget // the search's own end is not recorded
+	}
+	// 1. target
+	add("target", 1)
+	st = append(st, Tried{"target", res(stage == engine.StageTarget, d.Target)})
+	if stage == engine.StageTarget {
+		return st, pr
+	}
+	// 2. prev, when it shares the LLC with target
+	if d.Prev != d.Target && tp.ShareCache(d.Prev, d.Target) {
+		add("prev", 1)
+		st = append(st, Tried{"prev", res(stage == engine.StagePrev, d.Prev)})
+		if stage == engine.StagePrev {
+			return st, pr
+		}
+	} else {
+		st = append(st, Tried{"prev", "skipped (same as target, or another LLC)"})
+	}
+	// 3. recent_used_cpu
+	if stage == engine.StageRecent {
+		add("recent_used_cpu", 1)
+		return append(st, Tried{"recent_used_cpu", res(true, d.Chosen)}), pr
+	}
+	if recent >= 0 && recent != d.Prev && recent != d.Target && tp.ShareCache(recent, d.Target) && k < len(probes) && probes[k] == recent {
+		add("recent_used_cpu", 1)
+		st = append(st, Tried{"recent_used_cpu", res(false, recent)})
+	} else {
+		st = append(st, Tried{"recent_used_cpu", "skipped (none, or not a new candidate in target's LLC)"})
+	}
+	if stage == engine.StageNoLLC {
+		return append(st, Tried{"no LLC", "target has no LLC domain: target it is"}), pr
+	}
+	rest := len(probes) - k
+	smt := 0
+	switch stage {
+	case engine.StageBusyTarget:
+		smt = tp.SiblingsOf(d.Target).Weight()
+	case engine.StageIdleSMT:
+		sib := tp.SiblingsOf(d.Target)
+		for c := sib.First(); c >= 0; c = sib.Next(c + 1) {
+			smt++
+			if c == d.Chosen {
+				break
+			}
+		}
+	}
+	cpuN := d.SISProbes
+	if stage == engine.StageIdleCore {
+		cpuN, smt = 0, 0
+	}
+	if d.SISCalled && !d.SISCutShort && stage != engine.StageIdleCPU && stage != engine.StageIdleCore && stage != engine.StageIdleSMT && stage != engine.StageBusyTarget {
+		cpuN = d.SISProbes
+	}
+	coreN := max(0, rest-cpuN-smt)
+	sisCore := x.sisCore
+	// 4. select_idle_core
+	switch {
+	case !sisCore:
+		st = append(st, Tried{"select_idle_core", "skipped (SIS_CORE off)"})
+	case stage == engine.StageIdleCore:
+		add("select_idle_core", rest)
+		st = append(st, Tried{"select_idle_core", fmt.Sprintf("found idle core of CPU %d after %d probes", d.Chosen, rest)})
+		return st, pr
+	case coreN == 0:
+		st = append(st, Tried{"select_idle_core", "skipped (the LLC's has_idle_cores hint is off)"})
+	default:
+		add("select_idle_core", coreN)
+		st = append(st, Tried{"select_idle_core", fmt.Sprintf("no idle core in %d probes (clears has_idle_cores)", coreN)})
+	}
+	// 5. select_idle_cpu
+	limit := "no limit"
+	if d.SISLimit < 1<<30 {
+		limit = fmt.Sprintf("limit nr=%d", d.SISLimit)
+	}
+	switch {
+	case !d.SISCalled:
+		st = append(st, Tried{"select_idle_cpu", "skipped (avg_idle below the scan cost, or the LLC judged overloaded)"})
+	case stage == engine.StageIdleCPU:
+		add("select_idle_cpu", cpuN)
+		st = append(st, Tried{"select_idle_cpu", fmt.Sprintf("found CPU %d after %d probes (%s)", d.Chosen, cpuN, limit)})
+		return st, pr
+	case d.SISCutShort:
+		add("select_idle_cpu", cpuN)
+		st = append(st, Tried{"select_idle_cpu", fmt.Sprintf("gave up after %d probes (%s ran out)", cpuN, limit)})
+	default:
+		add("select_idle_cpu", cpuN)
+		st = append(st, Tried{"select_idle_cpu", fmt.Sprintf("no idle CPU in %d probes (%s)", cpuN, limit)})
+	}
+	// 6. select_idle_smt
+	if stage == engine.StageIdleSMT {
+		add("select_idle_smt", len(probes)-k)
+		return append(st, Tried{"select_idle_smt", fmt.Sprintf("found idle sibling CPU %d", d.Chosen)}), pr
+	}
+	add("select_idle_smt", len(probes)-k)
+	st = append(st, Tried{"select_idle_smt", "no idle sibling of target"})
+	return append(st, Tried{"busy target", fmt.Sprintf("nothing idle found: CPU %d (busy) it is", d.Target)}), pr
+}
