@@ -4,6 +4,7 @@ package ui
 
 import (
 	"math"
+	"schedplay/engine"
 	"sync/atomic"
 	"time"
 
@@ -90,6 +91,9 @@ type Game struct {
 	// What the shell set (SetHighlight, SetBaseline), copied each frame.
 	shell    *shellSettings
 	shellGen int
+	// viewHL is the panel's highlighted decision last handed to the
+	// shell settings (ArmView.Highlight; nil: none).
+	viewHL   *engine.Decision
 	hl       Highlight
 	baseline int
 
@@ -216,6 +220,7 @@ func (g *Game) read(stepped, slow bool) bool {
 		g.relayout()
 	}
 	g.snapshot(arms, stepped || g.paused)
+	g.followPanelHighlight(arms)
 	g.sample(arms)
 	if slow {
 		g.refreshHistograms(arms)
@@ -229,6 +234,28 @@ func (g *Game) read(stepped, slow bool) bool {
 	}
 	g.info.build(g, arms)
 	return slow
+}
+
+// followPanelHighlight draws the decision the panel selected ("Step one
+// wakeup", a click in the decisions list): its target, its probe path in
+// order and its chosen CPU, on its arm's map.
+func (g *Game) followPanelHighlight(arms []*playground.ArmView) {
+	arm, d := -1, (*engine.Decision)(nil)
+	for i, v := range arms {
+		if v.Highlight != nil {
+			arm, d = i, v.Highlight
+			break
+		}
+	}
+	if d == g.viewHL {
+		return
+	}
+	g.viewHL = d
+	if d == nil {
+		g.SetHighlightDecision(-1, -1, nil, -1)
+		return
+	}
+	g.SetHighlightDecision(arm, d.Target, d.Probes, d.Chosen)
 }
 
 // keys handles the canvas shortcuts: space pauses or resumes, '.' runs to
