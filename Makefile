@@ -5,7 +5,7 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # serve: where the dev server listens (make serve ADDR=0.0.0.0:9000).
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: test vet unit wasm wasm-build wasm-test e2e reproduce-quick bench bench-wasm serve reproduce fuzz fuzz-short
+.PHONY: test vet unit wasm wasm-build wasm-test e2e reproduce-quick bench bench-page bench-wasm serve reproduce fuzz fuzz-short
 
 ## test: everything CI runs (vet, unit tests, the browser build, the
 ## engine's tests compiled to WebAssembly and run under Node, the browser
@@ -93,6 +93,11 @@ bench:
 	$(GO) test $(BENCH_ARGS) | tee bin/bench-native.txt
 	GOOS=js GOARCH=wasm $(GO) test -exec=$(WASM_EXEC) $(BENCH_ARGS) | tee bin/bench-wasm.txt
 	@awk -f benchtable.awk bin/bench-native.txt bin/bench-wasm.txt
+
+# bench-page: the page benchmark in headless Chromium (load, frame times,
+# simulated-time rates per worker); it records figures, it does not gate.
+bench-page:
+	SCHEDPLAY_PAGE_BENCH=1 $(GO) test ./e2e/ -count=1 -run TestPageBenchmark -v -timeout 15m
 
 # bench-wasm: only the wasm half.
 bench-wasm:

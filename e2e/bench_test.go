@@ -19,7 +19,14 @@ import (
 // it does not gate on them — timings on a shared 2-core machine are
 // noisy. What it asserts is the worker architecture: the main thread
 // keeps drawing while a 2048-CPU A/B build runs in the workers.
+//
+// It takes a minute or two, so `make test` leaves it out: run it with
+// `make bench-page` (SCHEDPLAY_PAGE_BENCH=1). TestPageSurvives checks in
+// every run that frames keep coming while the 2048-CPU build runs.
 func TestPageBenchmark(t *testing.T) {
+	if os.Getenv("SCHEDPLAY_PAGE_BENCH") == "" {
+		t.Skip("the page benchmark runs with make bench-page (SCHEDPLAY_PAGE_BENCH=1)")
+	}
 	requireChromium(t)
 	baseURL, _ := servePage(t)
 	b := newBrowser(t)
