@@ -203,7 +203,7 @@ func TestRect(t *testing.T) {
 
 // machineWith builds a topology of the given shape from the P4 preset's
 // costs (for CPU counts no preset has).
-func machineWith(t *testing.T, sockets, cores, threads, coresPerLLC int) *machine.Topology {
+func machineWith(t testing.TB, sockets, cores, threads, coresPerLLC int) *machine.Topology {
 	t.Helper()
 	spec, err := presets.Machine("intel-2s-44c-88t")
 	if err != nil {
