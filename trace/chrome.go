@@ -212,15 +212,7 @@ func (c *Chrome) closeSlice(cpu int, endState string) {
 }
 
 func (c *Chrome) onSwitch(cpu int, prev, next *engine.Task) {
-	state := "R"
-	if prev != nil {
-		switch prev.State() {
-		case engine.TaskBlocked:
-			state = "S"
-		case engine.TaskExited:
-			state = "X"
-		}
-	}
+	state := prevState(prev)
 	c.closeSlice(cpu, state)
 	if next == nil {
 		return

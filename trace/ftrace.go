@@ -117,15 +117,7 @@ func (f *Ftrace) line(cpu int, cur *engine.Task, event, format string, args ...a
 }
 
 func (f *Ftrace) onSwitch(cpu int, prev, next *engine.Task) {
-	state := "R"
-	if prev != nil {
-		switch prev.State() {
-		case engine.TaskBlocked:
-			state = "S"
-		case engine.TaskExited:
-			state = "X"
-		}
-	}
+	state := prevState(prev)
 	f.line(cpu, prev, "sched_switch", "prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s ==> next_comm=%s next_pid=%d next_prio=%d",
 		argComm(prev, cpu), pid(prev), prio(prev), state, argComm(next, cpu), pid(next), prio(next))
 	f.running[cpu] = next
@@ -198,4 +190,20 @@ func FormatOf(name string) (Format, bool) {
 		return FormatFtrace, true
 	}
 	return "", false
+}
+
+// prevState is the task-state letter a switch records for the task that
+// leaves the CPU, as sched_switch's prev_state prints it: S blocked, X
+// exited, R still runnable (preempted) or no task (idle).
+func prevState(prev *engine.Task) string {
+	if prev == nil {
+		return "R"
+	}
+	switch prev.State() {
+	case engine.TaskBlocked:
+		return "S"
+	case engine.TaskExited:
+		return "X"
+	}
+	return "R"
 }
