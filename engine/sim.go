@@ -48,6 +48,7 @@ type Config struct {
 type Sim struct {
 	topo *machine.Topology
 	k    knob.Values
+	era  knob.Era // the kernel simulated (knob era): selects the class, wakeup path and balancer
 	seed uint64
 	now  int64
 
@@ -140,7 +141,7 @@ func New(cfg Config) (*Sim, error) {
 		return nil, fmt.Errorf("engine: no machine")
 	}
 	tp := cfg.Machine
-	s := &Sim{topo: tp, k: cfg.Knobs, seed: cfg.Seed, debug: cfg.Debug}
+	s := &Sim{topo: tp, k: cfg.Knobs, era: cfg.Knobs.Era(), seed: cfg.Seed, debug: cfg.Debug}
 	s.rng = rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	s.computeTunables()
 	for core := range tp.CoreCPUs {

@@ -73,7 +73,19 @@ func KnobValues(spec *machine.Spec, sets []string) (knob.Values, error) {
 			return k, fmt.Errorf("machine %s: %v", spec.Name, err)
 		}
 	}
+	// The era goes first: it decides which knobs exist and their defaults.
+	ordered := make([]string, 0, len(sets))
 	for _, set := range sets {
+		if name, _, _ := strings.Cut(set, "="); strings.EqualFold(strings.TrimSpace(name), "era") {
+			ordered = append(ordered, set)
+		}
+	}
+	for _, set := range sets {
+		if name, _, _ := strings.Cut(set, "="); !strings.EqualFold(strings.TrimSpace(name), "era") {
+			ordered = append(ordered, set)
+		}
+	}
+	for _, set := range ordered {
 		name, val, ok := strings.Cut(set, "=")
 		if !ok {
 			return k, fmt.Errorf("knob setting %q is not NAME=VALUE", set)

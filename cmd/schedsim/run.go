@@ -17,6 +17,7 @@ import (
 
 	"schedplay/engine"
 	"schedplay/engine/field"
+	"schedplay/engine/knob"
 	"schedplay/engine/machine"
 	"schedplay/engine/workload"
 	"schedplay/presets"
@@ -60,6 +61,13 @@ func (f *runFlags) addCommon(fs *flag.FlagSet) {
 	fs.StringVar(&f.machineFile, "machine-file", "", "JSON `FILE` describing your own machine, in the preset schema (see presets/machines/)")
 	fs.Var(&f.workloads, "workload", "workload `SPEC`, kind:key=value,... (repeatable; list kinds and keys with: schedsim workloads)")
 	fs.Var(&f.sets, "set", "knob setting `KNOB=VALUE` (repeatable; list knobs with: schedsim knobs)")
+	fs.Func("era", "kernel `ERA` simulated: 5.2 (default), 2.6-o1 or 6.6; the same as --set era=ERA", func(s string) error {
+		if _, err := knob.ParseEra(s); err != nil {
+			return err
+		}
+		f.sets = append(f.sets, "era="+s)
+		return nil
+	})
 	fs.Uint64Var(&f.seed, "seed", 1, "first random `SEED` (--runs N uses SEED..SEED+N-1)")
 	fs.StringVar(&f.out, "out", "", "write the output to `FILE` instead of stdout (whole or not at all)")
 	fs.BoolVar(&f.force, "force", false, "replace an existing --out/--trace file (never an input of the run)")

@@ -80,6 +80,19 @@ func (v *Values) SetValue(id ID, x int64) error {
 	if x < d.Min || x > d.Max {
 		return fmt.Errorf("knob %s: value %d out of range (allowed: %s)", d.Name, x, d.Allowed())
 	}
+	return v.assign(id, x)
+}
+
+// assign stores a range-checked value: the era knob switches eras, and a
+// knob the current era does not have may only keep the value it reads as.
+func (v *Values) assign(id ID, x int64) error {
+	if id == EraKnob {
+		return v.setEra(Era(x))
+	}
+	e := v.Era()
+	if ok, why := Exists(id, e); !ok && x != DefaultIn(id, e) {
+		return notInEraError(id, e, why)
+	}
 	v.v[id] = x
 	return nil
 }
@@ -95,8 +108,7 @@ func (v *Values) Set(name, s string) error {
 	if err != nil {
 		return err
 	}
-	v.v[id] = x
-	return nil
+	return v.assign(id, x)
 }
 
 // Parse turns text into a value for this knob, checking its range.
@@ -213,10 +225,16 @@ func (v *Values) Map() map[string]any {
 
 // Diff lists the knobs whose value differs from base, in table order, as
 // name=value strings.
+//
+// The era comes first, so that applying the list in order to base
+// switches era before setting knobs only that era has.
 func (v *Values) Diff(base *Values) []string {
 	var out []string
+	if v.v[EraKnob] != base.v[EraKnob] {
+		out = append(out, table[EraKnob].Name+"="+table[EraKnob].Format(v.v[EraKnob]))
+	}
 	for i := range table {
-		if v.v[i] != base.v[i] {
+		if ID(i) != EraKnob && v.v[i] != base.v[i] {
 			out = append(out, table[i].Name+"="+table[i].Format(v.v[i]))
 		}
 	}

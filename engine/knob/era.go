@@ -1,0 +1,208 @@
+package knob
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Era is a whole kernel the engine can simulate: its pick/preempt/placement
+// class, its wakeup path and its load balancer, with that version's own
+// features.h defaults and sysctls. The era is itself a knob (EraKnob), so
+// it travels with every other setting: CLI --set/--era, share links
+// ("era=6.6", "b.era=2.6-o1"), presets, A/B arms, sweeps.
+type Era int64
+
+const (
+	// Era52 is v5.2 CFS, the 2019 kernel of the select_idle_sibling
+	// discussions (the default).
+	Era52 Era = iota
+	// EraO1 is the 2.6 O(1) scheduler of the 2004 SMT-nice machine.
+	EraO1
+	// Era66 is v6.6: EEVDF, SIS_UTIL, the v5.5 load balancer.
+	Era66
+	numEras
+)
+
+// eraNames are the era knob's values, in Era order.
+var eraNames = []string{"5.2", "2.6-o1", "6.6"}
+
+func (e Era) String() string {
+	if e >= 0 && e < numEras {
+		return eraNames[e]
+	}
+	return fmt.Sprintf("era(%d)", int64(e))
+}
+
+// Eras lists every era in order.
+func Eras() []Era {
+	out := make([]Era, numEras)
+	for i := range out {
+		out[i] = Era(i)
+	}
+	return out
+}
+
+// ParseEra reads an era name ("5.2", "2.6-o1", "6.6").
+func ParseEra(s string) (Era, error) {
+	x, err := table[EraKnob].Parse(s)
+	if err != nil {
+		return 0, err
+	}
+	return Era(x), nil
+}
+
+// eraRule is what an era changes about one knob: that the knob does not
+// exist there (Absent, with the reason a user is told), or its default.
+type eraRule struct {
+	Absent  string // non-empty: the knob does not exist in the era; why
+	Default int64  // the era's default when the knob exists (HasDefault)
+	// HasDefault marks Default as set (a 0 default is meaningful).
+	HasDefault bool
+	// Value is what an absent knob reads as inside the engine, so that
+	// code shared between eras behaves as if the feature were not there.
+	Value int64
+}
+
+// eraRules holds, per era, the knobs that differ from the table (the v5.2
+// defaults). A knob with no rule exists in the era with its table default.
+var eraRules = [numEras]map[ID]eraRule{
+	Era52: {},
+	EraO1: {},
+	Era66: {},
+}
+
+// absent marks ids as not existing in era e for the given reason. Inside
+// the engine an absent feature reads as off, an absent number as its table
+// value (shared code may still divide by it).
+func absent(e Era, why string, ids ...ID) {
+	for _, id := range ids {
+		r := eraRule{Absent: why}
+		if table[id].Kind != Bool {
+			r.Value = table[id].Default
+		}
+		eraRules[e][id] = r
+	}
+}
+
+// eraDefault sets id's default in era e.
+func eraDefault(e Era, id ID, v int64) {
+	eraRules[e][id] = eraRule{Default: v, HasDefault: true}
+}
+
+// Exists reports whether knob id exists in era e and, if not, why.
+func Exists(id ID, e Era) (bool, string) {
+	if id == EraKnob || e < 0 || e >= numEras {
+		return true, ""
+	}
+	r, ok := eraRules[e][id]
+	if ok && r.Absent != "" {
+		return false, r.Absent
+	}
+	return true, ""
+}
+
+// DefaultIn is knob id's value in era e when the user sets nothing: the
+// era's default, or what an absent knob reads as.
+func DefaultIn(id ID, e Era) int64 {
+	if id == EraKnob {
+		return int64(e)
+	}
+	if e >= 0 && e < numEras {
+		if r, ok := eraRules[e][id]; ok {
+			if r.Absent != "" {
+				return r.Value
+			}
+			if r.HasDefault {
+				return r.Default
+			}
+		}
+	}
+	return table[id].Default
+}
+
+// DefaultsFor returns every knob at era e's defaults.
+func DefaultsFor(e Era) Values {
+	var v Values
+	for i := range table {
+		v.v[i] = DefaultIn(ID(i), e)
+	}
+	return v
+}
+
+// Era is the era these values select.
+func (v *Values) Era() Era { return Era(v.v[EraKnob]) }
+
+// KnobsOf lists the names of the knobs that exist in era e, in table order.
+func KnobsOf(e Era) []string {
+	var out []string
+	for i := range table {
+		if ok, _ := Exists(ID(i), e); ok {
+			out = append(out, table[i].Name)
+		}
+	}
+	return out
+}
+
+// notInEraError is the error for setting a knob its era does not have.
+func notInEraError(id ID, e Era, why string) error {
+	return fmt.Errorf("knob %s does not exist in era %s: %s (set era first, or use one of the era's knobs: see `schedsim knobs --era %s`)",
+		table[id].Name, e, why, e)
+}
+
+// setEra switches v to era e. Knobs still at the old era's default move
+// to the new era's; a knob the user changed keeps its value, unless the new
+// era does not have it, which is an error naming it (and v is unchanged).
+func (v *Values) setEra(e Era) error {
+	old := v.Era()
+	if e == old {
+		return nil
+	}
+	var bad []string
+	for i := range table {
+		id := ID(i)
+		if id == EraKnob || v.v[i] == DefaultIn(id, old) {
+			continue
+		}
+		if ok, why := Exists(id, e); !ok {
+			bad = append(bad, table[i].Name+" ("+why+")")
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("era %s does not have knobs set here: %s", e, strings.Join(bad, "; "))
+	}
+	for i := range table {
+		id := ID(i)
+		if id == EraKnob {
+			continue
+		}
+		if ok, _ := Exists(id, e); !ok || v.v[i] == DefaultIn(id, old) {
+			v.v[i] = DefaultIn(id, e)
+		}
+	}
+	v.v[EraKnob] = int64(e)
+	return nil
+}
+
+// The eras' differences from v5.2. Each era's own features.h and sysctls
+// decide these; the era's files in the engine cite the version followed.
+func init() {
+	// v6.6 (kernel/sched/features.h at v6.6): EEVDF replaced the
+	// sleeper-credit and start-debit placement and the latency and wakeup
+	// granularity sysctls (commit "sched/fair: Implement an EEVDF-like
+	// scheduling policy", v6.6); SIS_AVG_CPU was removed in v5.12;
+	// SIS_UTIL is on and SIS_PROP off by default since v6.0.
+	absent(Era66, "removed in v5.12", SIS_AVG_CPU)
+	absent(Era66, "replaced by EEVDF's lag-based placement in v6.6", GENTLE_FAIR_SLEEPERS, START_DEBIT)
+	absent(Era66, "removed with EEVDF in v6.6 (slices come from sched_base_slice_ns)", SchedLatency, SchedWakeupGranularity)
+	absent(Era66, "SMT nice belongs to the 2.6 O(1) scheduler (2004 patch)", SMT_NICE, PerCPUGain)
+	eraDefault(Era66, SIS_PROP, 0)
+	eraDefault(Era66, SIS_UTIL, 1)
+
+	// 2.6 O(1): none of CFS's features, the 2019 select_idle_sibling
+	// proposals, or the later wake_affine heuristics existed.
+	const o1 = "the 2.6 O(1) scheduler has no such feature (it came with CFS or later)"
+	absent(EraO1, o1, SIS_PROP, SIS_AVG_CPU, SIS_CORE, SIS_BOUND, SIS_ROTATE, SIS_TARGET_CORE, SIS_UTIL,
+		LN_SEARCH, LN_PREEMPT, LN_SKIP_CORE, SHARED_RUNQ, SRQ_LLC_SHARD, SRQ_OVERLOAD, NUMA_BALANCING,
+		WA_IDLE, WA_WEIGHT, WA_BIAS, GENTLE_FAIR_SLEEPERS, START_DEBIT, WAKEUP_PREEMPTION,
+		SchedLatency, SchedMinGranularity, SchedWakeupGranularity, TunableScaling, ShardSize, NUMAScanDelayMS)
+}
