@@ -194,6 +194,7 @@
       fatal("this browser has no WebAssembly");
       return;
     }
+    prestartWorkers();
     const go = new Go();
     let instance;
     watchLoading();
@@ -231,7 +232,48 @@
     window.schedplayModule = module;
     loadTimes.compiled = performance.now();
     bootPhase = "compile";
+    for (const p of window.schedplayPrestart || []) p.worker.postMessage({ t: "init", module });
     return await WebAssembly.instantiate(module, go.importObject);
+  }
+
+  // prestartWorkers starts the engine workers the first link needs before
+  // the module is even fetched: a worker's thread and scripts load while
+  // the wasm downloads and compiles (once the main thread is busy starting
+  // the Go program, a new worker waits for it), and instantiate() posts
+  // them the module as soon as it is compiled, so that their Go programs
+  // start while the page's own does, on the other core.
+  // The Go side adopts them (wasm/client.go, window.schedplayPrestart) and
+  // replays what they said before it listened. The empty link is the A/B
+  // story: two arms, as are ab=, arms= and exp= links.
+  function prestartWorkers() {
+    const h = location.hash.replace(/^#/, "");
+    const n = h === "" || /(^|&)(ab=1|ab=true|arms=[2-9]|exp=)/.test(h) ? 2 : 1;
+    const pool = (window.schedplayPrestart = []);
+    for (let i = 0; i < n; i++) {
+      try {
+        const w = new Worker("worker.js", { name: `schedplay engine ${"AB"[i]}` });
+        const early = { messages: [], error: null };
+        w.onmessage = (e) => {
+          const m = e.data;
+          if (m && m.t === "boot") {
+            if (loadTimes.workerScript === undefined) {
+              const rel = (t) => t - performance.timeOrigin;
+              loadTimes.workerScript = rel(m.script);
+              loadTimes.workerInit = rel(m.init);
+              loadTimes.workerInstantiated = rel(m.instantiated);
+            }
+            return;
+          }
+          if (loadTimes.workerReady === undefined) loadTimes.workerReady = performance.now();
+          early.messages.push(m);
+        };
+        w.onerror = (e) => { early.error = (e && e.message) || "the engine worker failed"; };
+        pool.push({ worker: w, early });
+      } catch (e) {
+        console.warn(`schedplay: could not prestart an engine worker (${e && e.message}); the page starts it later`);
+        return;
+      }
+    }
   }
 
   async function compile() {
@@ -318,6 +360,7 @@
     if (window.sim && typeof window.sim.state === "function") {
       sim = window.sim;
       bootPhase = "run";
+      loadTimes.simFound = performance.now();
       initPanel();
       return;
     }

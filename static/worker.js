@@ -6,6 +6,11 @@
 // and handed over when it starts.
 "use strict";
 
+// Boot stamps (ms since the epoch, so that the page can place them on
+// its own timeline): sent as a "boot" message before the Go program runs.
+const abs = () => performance.timeOrigin + performance.now();
+const boot = { t: "boot", script: abs() };
+
 importScripts("wasm_exec.js");
 
 self.schedplayRole = "engine";
@@ -40,8 +45,11 @@ self.onmessage = async (e) => {
     return;
   }
   try {
+    boot.init = abs();
     const go = new Go();
     const instance = await WebAssembly.instantiate(m.module, go.importObject);
+    boot.instantiated = abs();
+    self.postMessage(boot);
     // An exit is reported as an error event (the page's worker.onerror).
     go.run(instance).then(
       () => setTimeout(() => { throw new Error("the engine's Go program exited"); }),

@@ -104,7 +104,18 @@ func (c *client) worker(i int) *engineWorker {
 // experiment worker).
 func (c *client) newEngineWorker(arm int, name string) *engineWorker {
 	ew := &engineWorker{arm: arm, started: time.Now()}
-	ew.w = js.Global().Get("Worker").New("worker.js", map[string]any{"name": name})
+	var early js.Value
+	if arm >= 0 {
+		// A worker app.js started while this program was starting
+		// (prestartWorkers): adopt it, then replay what it said before.
+		if pool := js.Global().Get("schedplayPrestart"); pool.Truthy() && pool.Length() > 0 {
+			p := pool.Call("shift")
+			ew.w, early = p.Get("worker"), p.Get("early")
+		}
+	}
+	if early.IsUndefined() {
+		ew.w = js.Global().Get("Worker").New("worker.js", map[string]any{"name": name})
+	}
 	ew.w.Set("onmessage", js.FuncOf(func(_ js.Value, a []js.Value) any {
 		c.message(ew, a[0].Get("data"))
 		return nil
@@ -125,7 +136,21 @@ func (c *client) newEngineWorker(arm int, name string) *engineWorker {
 		report(&playground.PanicError{Where: where, Value: text}, "", ew.arm >= 0)
 		return nil
 	}))
-	ew.w.Call("postMessage", map[string]any{"t": "init", "module": js.Global().Get("schedplayModule")})
+	if early.IsUndefined() {
+		ew.w.Call("postMessage", map[string]any{"t": "init", "module": js.Global().Get("schedplayModule")})
+		return ew
+	}
+	// Replayed after this call returns: the caller records ew first.
+	js.Global().Call("queueMicrotask", js.FuncOf(func(js.Value, []js.Value) any {
+		msgs := early.Get("messages")
+		for i := 0; i < msgs.Length(); i++ {
+			c.message(ew, msgs.Index(i))
+		}
+		if e := early.Get("error"); e.Truthy() {
+			ew.w.Get("onerror").Invoke(map[string]any{"message": e.String()})
+		}
+		return nil
+	}))
 	return ew
 }
 
@@ -140,11 +165,21 @@ func (ew *engineWorker) post(m map[string]any) {
 func (c *client) message(ew *engineWorker, m js.Value) {
 	guarded("reading an engine worker's message", func() {
 		switch m.Get("t").String() {
+		case "boot":
+			// worker.js's own stamps (epoch ms) of its first start.
+			origin := js.Global().Get("performance").Get("timeOrigin").Float()
+			if t := js.Global().Get("schedplayLoad"); t.Truthy() && t.Get("workerScript").IsUndefined() {
+				t.Set("workerScript", m.Get("script").Float()-origin)
+				t.Set("workerInit", m.Get("init").Float()-origin)
+				t.Set("workerInstantiated", m.Get("instantiated").Float()-origin)
+			}
 		case "ready":
+			markLoad("workerReady")
 			c.mu.Lock()
 			ew.readyMs = float64(time.Since(ew.started).Microseconds()) / 1e3
 			c.mu.Unlock()
 		case "snap":
+			markLoad("firstSnap")
 			u8 := m.Get("buf")
 			b := make([]byte, u8.Get("length").Int())
 			js.CopyBytesToGo(b, u8)
@@ -344,6 +379,7 @@ func (c *client) built(ew *engineWorker, m js.Value) {
 		}
 	}
 	// Every arm is built: they replace the running ones.
+	markLoad("built")
 	spec, err := j.st.MachineSpec()
 	var tp *machine.Topology
 	if err == nil {
@@ -705,4 +741,13 @@ func (c *client) perf() []map[string]any {
 		out = append(out, m)
 	}
 	return out
+}
+
+// markLoad stamps window.schedplayLoad[name] with performance.now() the
+// first time it is called for name: the steps of the page's first load
+// (the page benchmark reports them).
+func markLoad(name string) {
+	if t := js.Global().Get("schedplayLoad"); t.Truthy() && t.Get(name).IsUndefined() {
+		t.Set(name, js.Global().Get("performance").Call("now"))
+	}
 }

@@ -74,13 +74,16 @@ func main() {
 	// The page opens with the link it was loaded with; a bad link falls
 	// back to the defaults with a message.
 	guarded("reading the link", func() { applyFragment(js.Global().Get("location").Get("hash").String()) })
+	markLoad("linkApplied")
 	game = ui.New(app, ui.Options{OnFirstDraw: func() {
 		setReady()
 		if t := js.Global().Get("schedplayLoad"); t.Truthy() {
 			t.Set("firstMap", js.Global().Get("performance").Call("now"))
 		}
 	}})
+	markLoad("uiNew")
 	installAPI()
+	markLoad("api")
 	js.Global().Call("addEventListener", "hashchange", js.FuncOf(func(js.Value, []js.Value) any {
 		taskStart = time.Now()
 		defer stats.callback("hashchange", taskStart)
