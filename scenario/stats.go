@@ -1,6 +1,10 @@
 package scenario
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mathext"
+)
 
 // Welch is Welch's unequal-variances t-test of two samples: whether their
 // means differ, without assuming equal variances (Welch 1947). The
@@ -41,28 +45,22 @@ func sign(x float64) int {
 }
 
 // studentTail is P(T > t) for Student's t with df degrees of freedom,
-// t ≥ 0: ½·I_{df/(df+t²)}(df/2, ½).
+// t ≥ 0: ½·I_{df/(df+t²)}(df/2, ½), with gonum's regularized incomplete
+// beta function.
 func studentTail(t, df float64) float64 {
-	return 0.5 * regIncBeta(df/2, 0.5, df/(df+t*t))
+	return 0.5 * mathext.RegIncBeta(df/2, 0.5, df/(df+t*t))
 }
 
 // TQuantile975 is the 97.5th percentile of Student's t with df degrees of
-// freedom (the half-width factor of a two-sided 95% interval), found by
-// bisection on studentTail.
+// freedom (the half-width factor of a two-sided 95% interval): the t whose
+// upper tail is 0.025, from the inverse incomplete beta function
+// (x = I⁻¹_{0.05}(df/2, ½), t = √(df(1−x)/x)).
 func TQuantile975(df float64) float64 {
 	if df < 1 || math.IsNaN(df) {
 		return math.NaN()
 	}
-	lo, hi := 0.0, 1000.0
-	for range 200 {
-		mid := (lo + hi) / 2
-		if studentTail(mid, df) > 0.025 {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
+	x := mathext.InvRegIncBeta(df/2, 0.5, 0.05)
+	return math.Sqrt(df * (1 - x) / x)
 }
 
 // CI95 is the half-width of the two-sided 95% confidence interval of the
@@ -73,64 +71,4 @@ func CI95(xs []float64) float64 {
 	}
 	_, sd := meanStdev(xs)
 	return TQuantile975(float64(len(xs)-1)) * sd / math.Sqrt(float64(len(xs)))
-}
-
-// regIncBeta is the regularized incomplete beta function I_x(a, b),
-// evaluated with its continued fraction (modified Lentz's method) on the
-// side where it converges fast.
-func regIncBeta(a, b, x float64) float64 {
-	switch {
-	case x <= 0:
-		return 0
-	case x >= 1:
-		return 1
-	}
-	lga, _ := math.Lgamma(a)
-	lgb, _ := math.Lgamma(b)
-	lgab, _ := math.Lgamma(a + b)
-	front := math.Exp(lgab - lga - lgb + a*math.Log(x) + b*math.Log1p(-x))
-	if x < (a+1)/(a+b+2) {
-		return front * betaCF(a, b, x) / a
-	}
-	return 1 - front*betaCF(b, a, 1-x)/b
-}
-
-func betaCF(a, b, x float64) float64 {
-	const tiny = 1e-300
-	c, d := 1.0, 1-(a+b)*x/(a+1)
-	if math.Abs(d) < tiny {
-		d = tiny
-	}
-	d = 1 / d
-	h := d
-	for m := 1; m <= 300; m++ {
-		fm := float64(m)
-		num := fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		h *= d * c
-		num = -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
-		h *= del
-		if math.Abs(del-1) < 1e-14 {
-			break
-		}
-	}
-	return h
 }
