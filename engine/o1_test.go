@@ -381,3 +381,27 @@ func TestO1KnobsOnlyInTheirEra(t *testing.T) {
 		t.Error("SMT_NICE is not on by default in era 2.6-o1 (2.6.7 builds dependent_sleeper in)")
 	}
 }
+
+// The era keeps the engine's zero allocation per event once its lists
+// have grown: a warmed-up run of hogs and sleepers allocates nothing.
+func TestO1StepsDoNotAllocate(t *testing.T) {
+	s := newSim(t, smallSpec(1, 1, 2, 1, "interleaved"), 3, "era", "2.6-o1")
+	w := s.AddWorkload("mix", "mix")
+	for i := 0; i < 3; i++ {
+		spawnOn(t, s, w, "hog", i%2, 5*i, hog())
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := s.Spawn(w, TaskSpec{Name: "sleeper", Nice: i, Program: sleeperProg(int64(3+i)*Millisecond, Millisecond)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.RunUntil(2 * Second)
+	until := s.now
+	allocs := testing.AllocsPerRun(5, func() {
+		until += 200 * Millisecond
+		s.RunUntil(until)
+	})
+	if allocs != 0 {
+		t.Fatalf("%.1f allocations per 200 ms of simulation, want 0", allocs)
+	}
+}
