@@ -43,9 +43,9 @@ type o1Dom struct {
 
 // o1DomOf gives the 2.6.7 initialiser of a level: SD_SIBLING_INIT for SMT
 // siblings, SD_NODE_INIT across NUMA nodes, SD_CPU_INIT otherwise (2.6.7
-// has no multi-core level). SD_CPU_INIT's cache_hot_time is the i386
-// value, cache_decay_ticks (10 ms on a P4 with 512 KiB L2... taken as the
-// 2.5 ms the generic initialiser uses).
+// has no multi-core level). SD_CPU_INIT's cache_hot_time is the generic
+// initialiser's 2.5 ms (an architecture could override it; none of the
+// 1–2 CPU machines this era is for has a CPU-level domain).
 func o1DomOf(d *machine.Domain) o1Dom {
 	switch d.Level {
 	case machine.LevelSMT:
