@@ -115,7 +115,12 @@ func (s *Sim) onTick(c *cpu) {
 	s.q.schedule(s.topo.NCPU+c.id, s.now+s.tickNS)
 	s.settle(c)
 	s.updateCurr(c)
-	if c.nr > 1 && c.curr.state == TaskRunning && !c.needResched && s.checkPreemptTick(c) {
+	if s.era == knob.EraO1 {
+		s.o1UpdateLoad(c)
+		if c.curr.state == TaskRunning && s.o1Tick(c) {
+			c.needResched = true
+		}
+	} else if c.nr > 1 && c.curr.state == TaskRunning && !c.needResched && s.checkPreemptTick(c) {
 		c.needResched = true
 	}
 	s.numaCheck(c)
@@ -156,6 +161,9 @@ func (s *Sim) balanceIntervalNS(dom *machine.Domain, ds *domState, busy bool) in
 // the kicked ILB for a tickless idle c), at the time it starts. It returns
 // the CPU time the passes took.
 func (s *Sim) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
+	if s.era == knob.EraO1 {
+		return s.o1RebalanceTick(c, it)
+	}
 	next := s.now + 60*Second
 	updateNext := false
 	cont := true

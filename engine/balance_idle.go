@@ -15,6 +15,9 @@ import "schedplay/engine/knob"
 // idle (balanceUntil), so a wakeup meanwhile waits for the rest.
 // skipLLC leaves out the levels the shared runqueue already covered.
 func (s *Sim) newidleBalance(c *cpu, skipLLC bool) int64 {
+	if s.era == knob.EraO1 {
+		return s.o1IdleBalance(c)
+	}
 	doms := c.domains()
 	if len(doms) == 0 {
 		return 0
@@ -71,6 +74,9 @@ func (s *Sim) idleNextBalance(c *cpu, i int) int64 {
 // load moved to a less loaded LLC). The capacity, misfit and asym-packing
 // reasons never apply here.
 func (s *Sim) nohzBalancerKick(c *cpu) {
+	if s.era == knob.EraO1 {
+		return // 2.6 has no NOHZ: idle CPUs tick and balance themselves
+	}
 	if s.now < s.nohzNext {
 		return
 	}

@@ -67,8 +67,9 @@ type cpu struct {
 	// Load balancing.
 	nextBalance int64
 	doms        []domState
-	pushTo      int  // active balance: push curr to this CPU at the next switch, or -1
-	smtHeld     bool // SMT_NICE holds queued work back: idle, re-checking each tick
+	pushTo      int   // active balance: push curr to this CPU at the next switch, or -1
+	smtHeld     bool  // SMT_NICE holds queued work back: idle, re-checking each tick
+	o1          *o1RQ // era 2.6-o1: the priority arrays (o1.go), nil in other eras
 	// pendingOverhead is CPU time an idle CPU owes (e.g. shared-runqueue
 	// lock work); the next task it switches to pays it first.
 	pendingOverhead int64
@@ -393,7 +394,10 @@ func (s *Sim) finishWake(c *cpu, t *Task) int64 {
 	if stamp < 0 {
 		stamp = s.now
 	}
-	return s.ttwuQueue(p, s.cpus[t.wakeTarget], c.id, stamp, 0)
+	s.o1Wake.sync = t.act.Sync
+	cost := s.ttwuQueue(p, s.cpus[t.wakeTarget], c.id, stamp, 0)
+	s.o1Wake.sync = false
+	return cost
 }
 
 // blockCurr dequeues curr because it sleeps.
@@ -415,6 +419,9 @@ func (s *Sim) exitCurr(c *cpu, t *Task) {
 // next task (balancing first if the CPU would go idle) and switch to it.
 func (s *Sim) schedule(c *cpu) {
 	prev := c.curr
+	if s.era == knob.EraO1 && prev != nil {
+		s.o1ChargePrev(prev)
+	}
 	if prev != nil {
 		s.settle(c)
 		s.updateCurr(c)
@@ -548,6 +555,9 @@ func (s *Sim) pushCurr(c *cpu, t *Task, dst *cpu) {
 
 // setCurr makes t the running task of c (set_next_entity).
 func (s *Sim) setCurr(c *cpu, t *Task) {
+	if s.era == knob.EraO1 {
+		s.o1SetNext(t)
+	}
 	s.writeLine(c.id, c, s.now) // rq->curr
 	c.curr = t
 	defer s.updateConservation(c)

@@ -84,6 +84,10 @@ func entityBefore(a, b *Task) bool {
 }
 
 func (s *Sim) treeInsert(c *cpu, t *Task) {
+	if s.era == knob.EraO1 {
+		s.o1TreeInsert(c, t)
+		return
+	}
 	i := len(c.tree)
 	c.tree = append(c.tree, nil)
 	for i > 0 && entityBefore(t, c.tree[i-1]) {
@@ -207,6 +211,10 @@ func (s *Sim) detachLoad(t *Task) {
 // forkVruntime and is made absolute on c after update_curr, as the kernel
 // renormalises every non-wakeup enqueue.
 func (s *Sim) enqueueNew(c *cpu, t *Task) {
+	if s.era == knob.EraO1 {
+		s.o1EnqueueNew(c, t)
+		return
+	}
 	s.updateCurr(c)
 	t.vruntime += c.minVruntime
 	t.state = TaskRunnable
@@ -221,6 +229,10 @@ func (s *Sim) enqueueNew(c *cpu, t *Task) {
 // enqueueWakeup puts a woken task on c, renormalising its vruntime if it
 // changed runqueue and giving it sleeper credit.
 func (s *Sim) enqueueWakeup(c *cpu, t *Task) {
+	if s.era == knob.EraO1 {
+		s.o1Activate(c, t)
+		return
+	}
 	if t.cpu >= 0 && t.cpu != c.id {
 		t.vruntime = t.vruntime - s.cpus[t.cpu].minVruntime + c.minVruntime
 	}
@@ -240,6 +252,9 @@ func (s *Sim) dequeueCurr(c *cpu, t *Task, state TaskState) {
 	s.updateCurr(c)
 	s.clearBuddies(c, t)
 	s.accountDequeue(c, t)
+	if s.era == knob.EraO1 {
+		s.o1Deactivate(t, state)
+	}
 	if state == TaskExited {
 		s.detachLoad(t)
 	}
@@ -373,6 +388,9 @@ func (s *Sim) wakeupPreemptLatency(curr, se *Task) int {
 // the last buddy (the task a wakeup preempted) or next buddy (the wakee
 // that preempted) is within a wakeup granularity of it.
 func (s *Sim) pickNext(c *cpu) *Task {
+	if s.era == knob.EraO1 {
+		return s.o1Pick(c)
+	}
 	if len(c.tree) == 0 {
 		return nil
 	}
@@ -403,6 +421,9 @@ func (s *Sim) clearBuddies(c *cpu, t *Task) {
 // checkPreemptWakeup is check_preempt_wakeup for a task p just enqueued on
 // busy CPU c. It reports whether curr must be rescheduled.
 func (s *Sim) checkPreemptWakeup(c *cpu, p *Task) bool {
+	if s.era == knob.EraO1 {
+		return s.o1PreemptWakeup(c, p)
+	}
 	curr := c.curr
 	if curr == nil {
 		return true
@@ -459,6 +480,9 @@ func (s *Sim) checkPreemptNew(c *cpu, t *Task) {
 	if c.curr == nil {
 		s.kick(c, s.now+s.idleWakeDelay(c, s.actor))
 		return
+	}
+	if s.era == knob.EraO1 {
+		return // wake_up_forked_process makes no preemption check
 	}
 	if s.checkPreemptWakeup(c, t) {
 		c.needResched = true

@@ -71,6 +71,10 @@ func (s *Sim) idleModel() bool { return s.k.On(knob.IDLE_STATES) }
 // stop or keep the tick, and arm what will interrupt the state (the kept
 // tick, or POLL's time limit).
 func (s *Sim) selectIdleState(c *cpu, tickStopped bool) {
+	if s.era == knob.EraO1 {
+		s.o1IdleState(c)
+		return
+	}
 	c.stateEntered = s.now
 	c.pollLimitAt = 0
 	c.reflected = false
@@ -151,6 +155,9 @@ func (s *Sim) onIdleInterrupt(c *cpu) {
 // trigger_load_balance runs the periodic balance as CPU_IDLE when it is
 // due (an idle CPU never kicks the NOHZ balancer itself).
 func (s *Sim) idleTick(c *cpu) {
+	if s.era == knob.EraO1 {
+		s.o1UpdateLoad(c)
+	}
 	if s.k.On(knob.LB_PERIODIC) && s.now >= c.nextBalance {
 		// Its own CPU time: a task that arrives meanwhile waits for it.
 		cost := s.rebalanceDomains(c, cpuIdle, c, s.now)

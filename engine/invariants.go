@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	"schedplay/engine/knob"
+)
 
 // CheckInvariants verifies the engine's structural invariants. With
 // Config.Debug it runs after every event; tests run it over many seeds.
@@ -36,7 +40,7 @@ func (s *Sim) CheckInvariants() error {
 			if !t.allowed.Test(c.id) {
 				return fmt.Errorf("cpu %d: queued task %s not allowed here (%s)", c.id, t.Name, t.allowed)
 			}
-			if i > 0 && entityBefore(t, c.tree[i-1]) {
+			if s.era != knob.EraO1 && i > 0 && entityBefore(t, c.tree[i-1]) {
 				return fmt.Errorf("cpu %d: runqueue out of vruntime order at %d", c.id, i)
 			}
 		}
@@ -56,6 +60,11 @@ func (s *Sim) CheckInvariants() error {
 			execTotal += s.now - t.execStart
 		} else if c.nr > 0 && !s.q.queued(2*s.topo.NCPU+c.id) && !(c.smtHeld && s.q.queued(s.topo.NCPU+c.id)) {
 			return fmt.Errorf("cpu %d: idle with %d queued tasks and no kick pending", c.id, c.nr)
+		}
+		if s.era == knob.EraO1 {
+			if err := s.o1CheckRQ(c); err != nil {
+				return err
+			}
 		}
 		if nr != c.nr || w != c.loadWeight {
 			return fmt.Errorf("cpu %d: nr_running %d load %d, but holds %d tasks of weight %d", c.id, c.nr, c.loadWeight, nr, w)

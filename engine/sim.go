@@ -105,6 +105,7 @@ type Sim struct {
 	overloaded    bool         // root_domain->overload
 	nohzNext      int64        // nohz.next_balance
 	lb            lbState      // load-balancer state and scratch (balance.go)
+	o1Wake        o1WakeCtx    // era 2.6-o1: how the wakeup being enqueued was issued
 
 	stats    Stats
 	trace    decisionRing
@@ -177,6 +178,9 @@ func New(cfg Config) (*Sim, error) {
 	s.groupLoads.init(tp)
 	s.initLineCosts()
 	s.probeNS = s.k.Get(knob.ProbeNS)
+	if s.era == knob.EraO1 {
+		s.o1Init()
+	}
 	s.initIdle()
 	s.ctx.sim = s
 	return s, nil
@@ -492,6 +496,9 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 	parentCPU := spec.ParentCPU
 	if parentCPU < 0 || parentCPU >= s.topo.NCPU {
 		parentCPU = 0
+	}
+	if s.era == knob.EraO1 {
+		s.o1InitTask(t, parent)
 	}
 	s.forkVruntime(s.cpus[parentCPU], t, parent)
 	// wake_up_new_task (core.c, v5.2.1 @ fc4ec72d) sets recent_used_cpu to

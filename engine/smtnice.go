@@ -30,6 +30,9 @@ func (s *Sim) O1Timeslice(nice int) int64 { return s.o1TimesliceTicks(nice) * s.
 
 // chargeO1Slice counts down t's O(1) timeslice by delta of CPU time.
 func (s *Sim) chargeO1Slice(t *Task, delta int64) {
+	if s.era == knob.EraO1 {
+		return // the era's scheduler_tick counts the real slice
+	}
 	t.o1Left -= delta
 	if t.o1Left <= 0 {
 		slice := s.O1Timeslice(t.Nice)
@@ -47,6 +50,9 @@ func (s *Sim) chargeO1Slice(t *Task, delta int64) {
 // (Con's mail). Its other half, rescheduling a lower-priority sibling when
 // p is picked, has no mm test and stays as it is in dependentSleeper.
 func (s *Sim) smtNiceHolds(q, p *Task) bool {
+	if s.era == knob.EraO1 {
+		return s.o1SMTNiceHolds(q, p)
+	}
 	if q == nil || q.mm == 0 || p.mm == 0 || p.Nice <= q.Nice {
 		return false
 	}
@@ -113,3 +119,17 @@ func (s *Sim) wakeSleepingDependent(c *cpu) {
 // SMTHeld reports whether cpu idles with work queued because SMT_NICE
 // holds it back.
 func (s *Sim) SMTHeld(cpu int) bool { return s.cpus[cpu].smtHeld }
+
+// o1SMTNiceHolds is the dependent-sleeper test of era 2.6-o1, on the real
+// O(1) slices: a sibling running q holds p back while q's time slice left
+// × (100 - per_cpu_gain)/100 exceeds task_timeslice(p), for user tasks of
+// lower static priority than q (the patch as posted for 2.6.4-rc1-mm1;
+// 2.6.7 merged a variant that compares the two slices without the static
+// priority test).
+func (s *Sim) o1SMTNiceHolds(q, p *Task) bool {
+	if q == nil || q.mm == 0 || p.mm == 0 || p.o1.staticPrio <= q.o1.staticPrio {
+		return false
+	}
+	gain := s.k.Get(knob.PerCPUGain)
+	return q.o1.timeSlice*(100-gain)/100 > s.o1TaskTimeslice(p.o1.staticPrio)
+}

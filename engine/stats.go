@@ -36,6 +36,7 @@ type Stats struct {
 	lbMoved        int64
 	lbHotSkipped   int64
 	activeBalances int64
+	o1Expiries     int64 // era 2.6-o1: timeslices run out
 
 	srqPushes, srqPops         int64
 	srqLockAcq, srqLockWaitNS  int64

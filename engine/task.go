@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"schedplay/engine/cpumask"
+	"schedplay/engine/knob"
 )
 
 // TaskState is where a task is in its life.
@@ -183,6 +184,10 @@ func (c *Ctx) Spawn(spec TaskSpec) (TaskID, error) {
 		return id, err
 	}
 	child := c.sim.tasks[id]
+	if c.sim.era == knob.EraO1 {
+		c.sim.o1SplitSlice(parent, child)
+		return id, nil
+	}
 	child.o1Left = (parent.o1Left + 1) / 2
 	parent.o1Left /= 2
 	if parent.o1Left <= 0 {
@@ -256,11 +261,12 @@ type Task struct {
 	wakeeFlips    int64
 	flipDecayTS   int64 // jiffies
 	lastWakee     TaskID
-	o1Left        int64 // SMT_NICE: remaining O(1) timeslice
-	mm            int   // address space
-	polluteNS     int64 // cache refill this task forces on others (TaskSpec.PolluteNS)
-	wssKB         int64 // hot working set (TaskSpec.WorkingSetKB)
-	memNode       int   // NUMA node of the task's memory, -1 unknown/none
+	o1Left        int64  // SMT_NICE: remaining O(1) timeslice (fair class)
+	o1            o1Task // era 2.6-o1: the O(1) scheduler's task state (o1.go)
+	mm            int    // address space
+	polluteNS     int64  // cache refill this task forces on others (TaskSpec.PolluteNS)
+	wssKB         int64  // hot working set (TaskSpec.WorkingSetKB)
+	memNode       int    // NUMA node of the task's memory, -1 unknown/none
 	memPolicy     Memory
 	numaNext      int64  // NUMA_BALANCING: next placement check
 	forkedAt      int64  // when the task was created

@@ -124,6 +124,7 @@ func (s *Sim) activate(p *Task, c *cpu, fromCPU int, stamp int64) {
 	}
 	p.wakeups++
 	migrated := p.cpu >= 0 && p.cpu != c.id
+	s.o1Wake.from = fromCPU
 	s.enqueueWakeup(c, p)
 	switch s.k.Get(knob.SHARED_RUNQ) {
 	case knob.SharedRunqAll:
@@ -163,7 +164,9 @@ func (s *Sim) timerWakeup(t *Task) {
 	target := s.cpus[d.Chosen]
 	s.claimWake(target)
 	pre := s.k.Get(knob.WakeNS) + d.Cost
+	s.o1Wake.irq = true
 	cost := pre + s.ttwuQueue(t, target, wc.id, stamp, exit+pre)
+	s.o1Wake.irq = false
 	switch {
 	case !idle:
 		s.steal(wc, cost)

@@ -84,6 +84,9 @@ func (s *Sim) probe(cpu int) bool {
 // by cur (the waking task, or the interrupted/idle task for a timer). The
 // returned Decision is scratch space reused by the next call.
 func (s *Sim) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
+	if s.era == knob.EraO1 {
+		return s.o1SelectTaskRq(p, this, cur, sync)
+	}
 	d := &s.dec
 	*d = Decision{Time: s.now, Task: p.ID, Waker: cur.ID, WakerCPU: this, Sync: sync, SISLimit: math.MaxInt32}
 	if cur.ID < 0 {

@@ -432,8 +432,16 @@ func (f *runFlags) config() (scenario.Config, error) {
 	if err != nil {
 		return cfg, usagef("%s: machine %s: %v", machineFlag, f.spec.Name, err)
 	}
+	// Each setting is checked on its own, but in the era the run selects
+	// (knobs only one era has are valid there).
+	var eraSets []string
 	for _, set := range f.sets {
-		if _, err := scenario.KnobValues(f.spec, []string{set}); err != nil {
+		if name, _, _ := strings.Cut(set, "="); strings.EqualFold(strings.TrimSpace(name), "era") {
+			eraSets = append(eraSets, set)
+		}
+	}
+	for _, set := range f.sets {
+		if _, err := scenario.KnobValues(f.spec, append(eraSets[:len(eraSets):len(eraSets)], set)); err != nil {
 			return cfg, usagef("--set %q: %v", set, err)
 		}
 	}

@@ -195,6 +195,9 @@ func init() {
 	absent(Era66, "replaced by EEVDF's lag-based placement in v6.6", GENTLE_FAIR_SLEEPERS, START_DEBIT)
 	absent(Era66, "removed with EEVDF in v6.6 (slices come from sched_base_slice_ns)", SchedLatency, SchedWakeupGranularity)
 	absent(Era66, "SMT nice belongs to the 2.6 O(1) scheduler (2004 patch)", SMT_NICE, PerCPUGain)
+	const o1Only = "an O(1) scheduler tunable: it exists only in era 2.6-o1 (CFS replaced the timeslices in v2.6.23)"
+	absent(Era52, o1Only, O1MinTimesliceMS, O1MaxTimesliceMS, O1StarvationLimitMS)
+	absent(Era66, o1Only, O1MinTimesliceMS, O1MaxTimesliceMS, O1StarvationLimitMS)
 	eraDefault(Era66, SIS_PROP, 0)
 	eraDefault(Era66, SIS_UTIL, 1)
 
@@ -205,4 +208,8 @@ func init() {
 		LN_SEARCH, LN_PREEMPT, LN_SKIP_CORE, SHARED_RUNQ, SRQ_LLC_SHARD, SRQ_OVERLOAD, NUMA_BALANCING,
 		WA_IDLE, WA_WEIGHT, WA_BIAS, GENTLE_FAIR_SLEEPERS, START_DEBIT, WAKEUP_PREEMPTION,
 		SchedLatency, SchedMinGranularity, SchedWakeupGranularity, TunableScaling, ShardSize, NUMAScanDelayMS)
+	// Linux 2.6.7 builds dependent_sleeper into every CONFIG_SCHED_SMT
+	// kernel (kernel/sched.c 2.6.7): SMT nice is on unless a run models a
+	// kernel without the patch (2.6.4-rc1-mm1, V3's HT arms).
+	eraDefault(EraO1, SMT_NICE, 1)
 }

@@ -44,6 +44,9 @@ const (
 	TunableScaling
 	HZ
 	PerCPUGain
+	O1MinTimesliceMS
+	O1MaxTimesliceMS
+	O1StarvationLimitMS
 	ShardSize
 	NUMAScanDelayMS
 	// Costs.
@@ -172,6 +175,12 @@ var table = [numKnobs]Def{
 
 	PerCPUGain: {Name: "per_cpu_gain", Kind: Int, Group: Tunable, Default: 15, Min: 0, Max: 100, Unit: "%",
 		Doc: "SMT_NICE: CPU % a sibling thread adds; 15 for the Pentium 4 in the 2004 patch (25 from 2.6.8-rc2-mm1)"},
+	O1MinTimesliceMS: {Name: "min_timeslice_ms", Kind: Int, Group: Tunable, Default: 10, Min: 1, Max: 1000, Unit: "ms",
+		Doc: "2.6 O(1): MIN_TIMESLICE, the nice 19 timeslice (kernel/sched.c 2.6.7: 10 ms); with max_timeslice_ms it also sets AVG_TIMESLICE, MAX_SLEEP_AVG and the starvation limit"},
+	O1MaxTimesliceMS: {Name: "max_timeslice_ms", Kind: Int, Group: Tunable, Default: 200, Min: 1, Max: 10000, Unit: "ms",
+		Doc: "2.6 O(1): MAX_TIMESLICE, the nice -20 timeslice (2.6.7: 200 ms; nice 0 gets MIN+(MAX-MIN)·19/39 = 102 ms)"},
+	O1StarvationLimitMS: {Name: "starvation_limit_ms", Kind: Int, Group: Tunable, Default: -1, Min: -1, Max: 100000, Unit: "ms",
+		Doc: "2.6 O(1): STARVATION_LIMIT; interactive tasks stop being reinserted into the active array once the first expired task has waited this × nr_running; -1 = MAX_SLEEP_AVG (2.6.7: 1020 ms at the default timeslices), 0 = never starving"},
 	ShardSize: {Name: "shard_size", Kind: Int, Group: Tunable, Default: 6, Min: 1, Max: 1024, Unit: "CPUs",
 		Doc: "SHARED_RUNQ: CPUs per shard; an LLC has ceil(llc_size/shard_size) shards (SHARED_RUNQ_SHARD_SZ = 6 in v3)"},
 	NUMAScanDelayMS: {Name: "numa_balancing_scan_delay_ms", Kind: Int, Group: Tunable, Default: 1000, Min: 0, Max: 600000, Unit: "ms",
