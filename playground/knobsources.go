@@ -24,6 +24,10 @@ var knobSources = map[string]string{
 	"per_cpu_gain":                 "the 2004 SMT-nice patch (smt-nice-2004; Linux 2.6.8-rc2-mm1)",
 	"shard_size":                   "the SHARED_RUNQ v3 series (David Vernet, Aug 2023): SHARED_RUNQ_SHARD_SZ",
 	"numa_balancing_scan_delay_ms": "sysctl kernel.numa_balancing_scan_delay_ms (kernel/sched/fair.c, default 1000)",
+	"min_timeslice_ms":             "Linux 2.6.7 kernel/sched.c: MIN_TIMESLICE (task_timeslice, the O(1) scheduler)",
+	"max_timeslice_ms":             "Linux 2.6.7 kernel/sched.c: MAX_TIMESLICE (task_timeslice, the O(1) scheduler)",
+	"starvation_limit_ms":          "Linux 2.6.7 kernel/sched.c: STARVATION_LIMIT and EXPIRED_STARVING",
+	"era":                          "this playground: one whole kernel per era (Linux v5.2 kernel/sched/fair.c; 2.6.7 kernel/sched.c; v6.6 kernel/sched/fair.c with EEVDF)",
 	"timer_slack_ns":               "the default timer slack of a SCHED_OTHER task, 50 µs (init_task.timer_slack_ns, prctl PR_SET_TIMERSLACK)",
 }
 
