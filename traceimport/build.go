@@ -393,7 +393,7 @@ func (b *builder) onWake(ev *event) {
 		b.emit(waker, workload.TraceOp{Kind: workload.TraceWake, Task: w.idx})
 		b.resolve(w, now, waker, "")
 		b.wakes++
-		b.pairs[[2]int{waker.idx, w.idx}]++
+		b.pairs[[2]int{waker.pid, w.pid}]++
 	}
 	w.state = stWoken
 }

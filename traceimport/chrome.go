@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
 )
 
 // The simulator's Chrome JSON export (trace/chrome.go): CPU tracks are
@@ -87,7 +88,11 @@ func parseChrome(data []byte, limit int) ([]event, *textStats, error) {
 			if err := dec.Decode(&ce); err != nil {
 				return nil, st, bad(off, "bad trace event: %v", err)
 			}
-			line := lineAt(off + 1)
+			start := off
+			for start < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[start]) >= 0 {
+				start++
+			}
+			line := lineAt(start)
 			st.lines++
 			us := func(v float64) (int64, error) {
 				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 9e12 {

@@ -33,14 +33,17 @@ type Options struct {
 
 // Summary says what an import kept and what it could not.
 type Summary struct {
-	Format        Format
-	Lines         int
-	Events        int            // scheduler events used
-	Tasks         int            // tasks in the workload
-	Forked        int            // of which created by a traced fork
-	Wakes         int            // sleeps ended by a traced task: replayed as that task's wakeup
-	TimedSleeps   int            // sleeps replayed as timed sleeps
-	Pairs         int            // distinct waker→wakee pairs kept
+	Format      Format
+	Lines       int
+	Events      int // scheduler events used
+	Tasks       int // tasks in the workload
+	Forked      int // of which created by a traced fork
+	Wakes       int // sleeps ended by a traced task: replayed as that task's wakeup
+	TimedSleeps int // sleeps replayed as timed sleeps
+	Pairs       int // distinct waker→wakee pairs kept
+	// WakePairs counts the wakeups kept per waker→wakee pair of trace
+	// pids.
+	WakePairs     map[[2]int]int
 	DurationNS    int64          // traced span
 	Dropped       map[string]int // what could not be kept, by reason
 	SkippedEvents map[string]int // events of other types, by name
@@ -52,19 +55,19 @@ func Import(data []byte, opt Options) (*workload.TraceFile, *Summary, error) {
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
-			return nil, nil, fmt.Errorf("bad gzip data: %v", err)
+			return nil, nil, fmt.Errorf("line 1: bad gzip data: %v", err)
 		}
 		plain, err := io.ReadAll(io.LimitReader(zr, MaxInputBytes+1))
 		if err != nil {
-			return nil, nil, fmt.Errorf("bad gzip data: %v", err)
+			return nil, nil, fmt.Errorf("line 1: bad gzip data: %v", err)
 		}
 		if len(plain) > MaxInputBytes {
-			return nil, nil, fmt.Errorf("the trace is larger than %d bytes uncompressed (the import's limit)", MaxInputBytes)
+			return nil, nil, fmt.Errorf("line 1: the trace is larger than %d bytes uncompressed (the import's limit)", MaxInputBytes)
 		}
 		data = plain
 	}
 	if len(data) > MaxInputBytes {
-		return nil, nil, fmt.Errorf("the trace is larger than %d bytes (the import's limit)", MaxInputBytes)
+		return nil, nil, fmt.Errorf("line 1: the trace is larger than %d bytes (the import's limit)", MaxInputBytes)
 	}
 	f := opt.Format
 	if f == "" {
@@ -94,7 +97,7 @@ func Import(data []byte, opt Options) (*workload.TraceFile, *Summary, error) {
 		return nil, nil, err
 	}
 	if len(evs) == 0 {
-		return nil, nil, fmt.Errorf("no scheduler events (sched_switch, sched_waking, sched_wakeup, ...) in %d lines; record with -e sched_switch -e sched_waking -e sched_wakeup (see README, \"Your workload: importing a trace\")", st.lines)
+		return nil, nil, fmt.Errorf("lines 1-%d: no scheduler events (sched_switch, sched_waking, sched_wakeup, ...); record with -e sched_switch -e sched_waking -e sched_wakeup (see README, \"Your workload: importing a trace\")", st.lines)
 	}
 	b := newBuilder(opt, evs[0].ts)
 	for i := range evs {
@@ -108,7 +111,7 @@ func Import(data []byte, opt Options) (*workload.TraceFile, *Summary, error) {
 		return nil, nil, b.err
 	}
 	if len(b.file.Tasks) == 0 {
-		return nil, nil, fmt.Errorf("no task left to replay: all %d tasks seen are kernel threads or the idle task (--keep-kthreads keeps kernel threads)", len(b.all))
+		return nil, nil, fmt.Errorf("lines 1-%d: no task left to replay: all %d tasks seen are kernel threads or the idle task (--keep-kthreads keeps kernel threads)", st.lines, len(b.all))
 	}
 	if st.lost > 0 {
 		b.dropped[DropLostEvents] += int(min(st.lost, 1<<30))
@@ -118,7 +121,7 @@ func Import(data []byte, opt Options) (*workload.TraceFile, *Summary, error) {
 		format = f
 	}
 	sum := &Summary{Format: format, Lines: st.lines, Events: len(evs), Tasks: len(b.file.Tasks),
-		Wakes: b.wakes, TimedSleeps: b.timed, Pairs: len(b.pairs), DurationNS: b.file.DurationNS,
+		Wakes: b.wakes, TimedSleeps: b.timed, Pairs: len(b.pairs), WakePairs: b.pairs, DurationNS: b.file.DurationNS,
 		Dropped: b.dropped, SkippedEvents: st.skipped}
 	for i := range b.file.Tasks {
 		if b.file.Tasks[i].Parent != nil {

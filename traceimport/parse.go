@@ -220,6 +220,7 @@ func parseLine(line string, lineNo int, f Format, st *textStats) (event, string,
 		return bad("not an event line of ftrace, trace-cmd report or perf script")
 	}
 	name = strings.TrimPrefix(name, "sched:")
+	args = strings.TrimLeft(args, " \t")
 	k, ok := kindNames[name]
 	if !ok {
 		return event{}, name, nil
