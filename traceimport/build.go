@@ -47,6 +47,7 @@ type btask struct {
 	since    int64 // running since
 	pending  int64 // CPU time not yet written as a run op
 	sleepAt  int64
+	sleepOp  int // index of the sleep's placeholder op
 	exiting  bool
 	prioSet  bool
 	rt       bool
@@ -147,12 +148,10 @@ func (b *builder) flushRun(t *btask, now int64) {
 		t.pending += now - t.since
 		t.since = now
 	}
-	if t.pending > 0 {
-		for t.pending > 0 {
-			n := min(t.pending, workload.TraceMaxNS)
-			b.emit(t, workload.TraceOp{Kind: workload.TraceRun, NS: n})
-			t.pending -= n
-		}
+	for t.pending > 0 && b.err == nil {
+		n := min(t.pending, workload.TraceMaxNS)
+		b.emit(t, workload.TraceOp{Kind: workload.TraceRun, NS: n})
+		t.pending -= n
 	}
 }
 
@@ -182,9 +181,29 @@ func (b *builder) rename(t *btask, comm string) {
 func (b *builder) sleep(t *btask, now int64) {
 	b.flushRun(t, now)
 	b.markSync(t)
-	t.state = stSleeping
-	t.sleepAt = now
+	b.placeholder(t, now)
+}
+
+// placeholder starts a sleep at since whose end is not known yet.
+func (b *builder) placeholder(t *btask, since int64) {
+	t.state, t.sleepAt = stSleeping, since
+	t.sleepOp = len(*b.ops_(t))
 	b.emit(t, workload.TraceOp{Kind: workload.TraceSleep, NS: placeholderSleepNS})
+}
+
+// awake makes a task the trace shows acting (waking, forking) running:
+// if we thought it asleep, its wakeup is missing from the trace.
+func (b *builder) awake(t *btask, now int64) {
+	if t.filtered {
+		return
+	}
+	switch t.state {
+	case stSleeping:
+		b.resolve(t, now, nil, DropNoWakeup)
+		t.state, t.since = stRunning, now
+	case stRunnable, stWoken:
+		t.state, t.since = stRunning, now
+	}
 }
 
 // markSync gives the WF_SYNC hint to the wakes a task issued just before
@@ -216,7 +235,7 @@ func (b *builder) exit(t *btask, now int64) {
 // reason).
 func (b *builder) resolve(t *btask, now int64, waker *btask, reason string) {
 	ops := *b.ops_(t)
-	last := &ops[len(ops)-1]
+	last := &ops[t.sleepOp]
 	if waker != nil {
 		*last = workload.TraceOp{Kind: workload.TraceWait, Task: waker.idx}
 	} else {
@@ -316,8 +335,7 @@ func (b *builder) onSwitch(ev *event) {
 				b.drop(DropPIDReuse)
 				n = b.newTask(pid, ev.b.comm, nil)
 				if !n.filtered && now > b.t0 {
-					n.state, n.sleepAt = stSleeping, b.t0
-					b.emit(n, workload.TraceOp{Kind: workload.TraceSleep, NS: placeholderSleepNS})
+					b.placeholder(n, b.t0)
 				}
 			} else {
 				// First seen now: runnable since the trace began.
@@ -350,8 +368,7 @@ func (b *builder) onWake(ev *event) {
 		// Asleep since the trace began.
 		w = b.newTask(ev.a.pid, ev.a.comm, nil)
 		if !w.filtered {
-			w.state, w.sleepAt = stSleeping, b.t0
-			b.emit(w, workload.TraceOp{Kind: workload.TraceSleep, NS: placeholderSleepNS})
+			b.placeholder(w, b.t0)
 		}
 	}
 	b.setPrio(w, ev.a)
@@ -389,6 +406,7 @@ func (b *builder) onWake(ev *event) {
 			b.resolve(w, now, nil, DropKthreadWaker)
 		}
 	default:
+		b.awake(waker, now)
 		b.flushRun(waker, now)
 		b.emit(waker, workload.TraceOp{Kind: workload.TraceWake, Task: w.idx})
 		b.resolve(w, now, waker, "")
@@ -425,6 +443,7 @@ func (b *builder) onFork(ev *event) {
 	}
 	var c *btask
 	if parent != nil && !parent.filtered {
+		b.awake(parent, now)
 		c = b.newTask(ev.b.pid, ev.b.comm, parent)
 		if !c.filtered {
 			b.flushRun(parent, now)
@@ -448,15 +467,17 @@ func (b *builder) finish() {
 		if t.filtered || t.state == stExited {
 			continue
 		}
-		switch {
-		case t.exiting:
-			b.exit(t, b.tEnd)
-		case t.state == stSleeping:
+		if t.state == stSleeping {
 			ops := b.ops_(t)
-			*ops = (*ops)[:len(*ops)-1]
-			b.ops--
-			b.drop(DropAsleepAtEnd)
-		default:
+			b.ops -= len(*ops) - t.sleepOp
+			*ops = (*ops)[:t.sleepOp]
+			if !t.exiting {
+				b.drop(DropAsleepAtEnd)
+			}
+		}
+		if t.exiting {
+			b.exit(t, b.tEnd)
+		} else {
 			b.flushRun(t, b.tEnd)
 		}
 	}

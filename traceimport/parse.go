@@ -319,6 +319,9 @@ func parseSeconds(s string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("timestamp %s not understood", s)
 	}
+	if secs > 9e9 {
+		return 0, fmt.Errorf("timestamp %s out of range", s)
+	}
 	if len(frac) > 9 {
 		frac = frac[:9]
 	}
