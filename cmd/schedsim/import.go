@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	verbSynopsis["import"] = "usage: schedsim import TRACE [-o FILE] [--format auto|ftrace|perf|chrome] [--keep-kthreads] [--force]\n\n" +
+	verbSynopsis["import"] = "usage: schedsim import TRACE [-o FILE] [--format auto|ftrace|perf|chrome] [--keep-kthreads] [--force] [--spec]\n\n" +
 		"Reads a scheduler trace — ftrace text (trace, trace_pipe, trace-cmd report), perf sched\n" +
 		"script output, or this simulator's own --trace exports (.ftrace.txt, .json, .json.gz) —\n" +
 		"and writes a workload that replays it: each task's run bursts and sleeps and who wakes\n" +
@@ -26,6 +26,7 @@ type importFlags struct {
 	format       string
 	keepKthreads bool
 	force        bool
+	spec         bool
 }
 
 func importFlagSet(f *importFlags) *flag.FlagSet {
@@ -35,6 +36,7 @@ func importFlagSet(f *importFlags) *flag.FlagSet {
 	fs.StringVar(&f.format, "format", "auto", "input `FORMAT`: auto, ftrace (trace, trace_pipe, trace-cmd report, .ftrace.txt), perf (perf sched script), chrome (this simulator's .json/.json.gz)")
 	fs.BoolVar(&f.keepKthreads, "keep-kthreads", false, "keep kernel threads (kworker/*, ksoftirqd/*, migration/*, rcu_*, ...) as tasks")
 	fs.BoolVar(&f.force, "force", false, "replace an existing -o file")
+	fs.BoolVar(&f.spec, "spec", false, "write the workload spec trace:b64=... (for the page's workload field or a share link) instead of the JSON")
 	return fs
 }
 
@@ -100,6 +102,9 @@ func cmdImport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	sum.Report(stderr)
+	if f.spec {
+		js = []byte(workload.TraceSpec(js) + "\n")
+	}
 	if f.out == "" {
 		_, err = stdout.Write(js)
 		return err
@@ -110,7 +115,11 @@ func cmdImport(args []string, stdout, stderr io.Writer) error {
 	if err := out.commit(f.force); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "wrote %s (%d bytes); replay it with --workload trace:file=%s\n", f.out, len(js), f.out)
+	if f.spec {
+		fmt.Fprintf(stderr, "wrote %s (%d bytes): the spec trace:b64=...\n", f.out, len(js))
+	} else {
+		fmt.Fprintf(stderr, "wrote %s (%d bytes); replay it with --workload trace:file=%s\n", f.out, len(js), f.out)
+	}
 	return nil
 }
 
