@@ -61,7 +61,7 @@ reproduce:
 # Native Go fuzz targets (package:target): the parsers of everything a
 # user can type or paste. Each may only produce a valid config or an error
 # naming the field; their seed corpora live in each package's testdata/fuzz.
-FUZZ_TARGETS := engine/workload:FuzzWorkloadSpec engine/workload:FuzzRTApp \
+FUZZ_TARGETS := engine/workload:FuzzWorkloadSpec engine/workload:FuzzRTApp traceimport:FuzzTraceImport \
 	engine/knob:FuzzKnobSet playground:FuzzLink presets:FuzzMachineJSON
 FUZZTIME ?= 10s
 

@@ -67,6 +67,10 @@ verbs:
                           of N of it, one JSON line per run
   merge [--format text|csv|json] [--out FILE] results-*.jsonl
                           per point and metric: n, mean, stdev, 95% CI
+  import TRACE [-o FILE] [--format auto|ftrace|perf|chrome] [--keep-kthreads] [--force]
+                          turn a scheduler trace (ftrace, trace-cmd report, perf sched
+                          script, this simulator's exports) into a workload to replay
+                          with --workload trace:file=FILE
   reproduce [--json] [--quick] [--out FILE] [--force] [TARGET...]
                           run the validation experiments (V1..V6): seed figures
                           beside simulated ones, PASS/FAIL per check
@@ -77,7 +81,7 @@ exit status: 0 ok; 1 a run failed or a reproduce check failed; 2 bad usage or
 input; 3 internal error; 130 interrupted (Ctrl-C).
 `
 
-var verbNames = []string{"presets", "knobs", "workloads", "run", "compare", "reproduce", "sweep", "merge"}
+var verbNames = []string{"presets", "knobs", "workloads", "run", "compare", "reproduce", "sweep", "merge", "import"}
 
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -140,6 +144,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdSweep(ctx, args[1:], stdout, stderr)
 	case "merge":
 		return cmdMerge(args[1:], stdout, stderr)
+	case "import":
+		return cmdImport(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 && verb == "help" {
 			for _, v := range verbNames {

@@ -514,8 +514,9 @@ func splitWorkloadError(msg string) (spec, rest string, ok bool) {
 	return spec, rest, true
 }
 
-// expandRTAppFiles turns "rtapp:file=PATH[,key=value...]" into the
-// self-contained "rtapp:b64=...[,key=value...]" spec (the engine reads no
+// expandRTAppFiles turns "rtapp:file=PATH[,key=value...]" (and
+// "trace:file=PATH") into the self-contained "rtapp:b64=...[,key=value...]"
+// spec (the engine reads no
 // files; a spec must also work in a share link), and records PATH as an
 // input of the run. The file is checked as written first, so an error
 // gives its line and column in the file (the spec carries it compacted).
@@ -523,19 +524,23 @@ func (f *runFlags) expandRTAppFiles() error {
 	f.expanded = map[string]string{}
 	for _, sp := range f.workloads {
 		rest, ok := strings.CutPrefix(strings.TrimSpace(sp), "rtapp:file=")
+		limit, parse, toSpec := int64(workload.RTAppMaxBytes), func(d []byte) error { _, err := workload.ParseRTApp(d); return err }, workload.RTAppSpec
 		if !ok {
-			continue
+			if rest, ok = strings.CutPrefix(strings.TrimSpace(sp), "trace:file="); !ok {
+				continue
+			}
+			limit, parse, toSpec = traceFileKind() // import.go
 		}
 		path, keys := splitFileKeys(rest)
 		f.inputs = append(f.inputs, input{flag: "--workload", path: path})
-		data, err := readLimited(path, workload.RTAppMaxBytes)
+		data, err := readLimited(path, limit)
 		if err != nil {
 			return usagef("--workload %q: %s: %v", sp, path, cause(err))
 		}
-		if _, err := workload.ParseRTApp(data); err != nil {
+		if err := parse(data); err != nil {
 			return usagef("--workload %q: %s: %v", sp, path, err)
 		}
-		spec := workload.RTAppSpec(data)
+		spec := toSpec(data)
 		if keys != "" {
 			spec += "," + keys
 			if _, err := workload.Parse(spec); err != nil {

@@ -111,6 +111,9 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 		if name == "rtapp" {
 			fmt.Fprintf(w, "  %-13s default %-8s %s\n", "file", "(none)", "command line only: path of an rt-app JSON file, read and carried as b64=; other keys may follow (rtapp:file=x.json,nice=5,cpus=0-3)")
 		}
+		if name == "trace" {
+			fmt.Fprintf(w, "  %-13s default %-8s %s\n", "file", "(none)", "command line only: path of a workload made by schedsim import, read and carried as b64= (trace:file=workload.json)")
+		}
 		for _, key := range k.AllKeys() {
 			def := key.Default
 			if def == "" {

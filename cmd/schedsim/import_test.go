@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// import writes the workload (whole, refusing to overwrite without
+// --force), prints what it kept, and run replays it with trace:file=.
+func TestImportAndReplay(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "traceimport", "testdata", "ftrace-6x-odd.txt")
+	out := filepath.Join(dir, "w.json")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"import", src, "-o", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, stderr.String())
+	}
+	for _, w := range []string{"kept 4 tasks", "3 wakeups by a traced task", "sleep ended by an interrupt", "wrote " + out} {
+		if !strings.Contains(stderr.String(), w) {
+			t.Errorf("import's summary lacks %q:\n%s", w, stderr.String())
+		}
+	}
+	stderr.Reset()
+	if code := run([]string{"import", "--format", "ftrace", src, "-o", out}, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "add --force") {
+		t.Errorf("import over an existing file: exit %d, %s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"import", src, "-o", out, "--force", "--keep-kthreads"}, &stdout, &stderr); code != 0 {
+		t.Errorf("import --force: exit %d: %s", code, stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"run", "--preset", "intel-2s-44c-88t", "--workload", "trace:file=" + out, "--format", "json", "--no-wall-time"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("run trace:file=: exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"kind": "trace"`) && !strings.Contains(stdout.String(), `"kind":"trace"`) {
+		t.Errorf("run's result has no trace workload:\n%s", stdout.String())
+	}
+	// A bad line is refused with its number and text, exit 2.
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("# tracer: nop\nnot a trace line\n"), 0o644)
+	stderr.Reset()
+	if code := run([]string{"import", bad}, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), `line 2: not an event line`) {
+		t.Errorf("bad trace: exit %d, %s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"import"}, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "no TRACE given") {
+		t.Errorf("no TRACE: exit %d, %s", code, stderr.String())
+	}
+}

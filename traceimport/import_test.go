@@ -1,0 +1,437 @@
+package traceimport
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"schedplay/engine"
+	"schedplay/engine/workload"
+	"schedplay/scenario"
+	"schedplay/trace"
+)
+
+func importFile(t *testing.T, name string, opt Options) (*workload.TraceFile, *Summary) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, s, err := Import(data, opt)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	checkFile(t, f)
+	return f, s
+}
+
+// checkFile asserts that f is valid and survives JSON.
+func checkFile(t testing.TB, f *workload.TraceFile) {
+	t.Helper()
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	js, err := Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := workload.ParseTraceFile(js)
+	if err != nil {
+		t.Fatalf("the marshalled file does not parse: %v\n%s", err, js)
+	}
+	if len(back.Tasks) != len(f.Tasks) {
+		t.Fatalf("round trip through JSON: %d tasks, want %d", len(back.Tasks), len(f.Tasks))
+	}
+	for i := range f.Tasks {
+		if len(back.Tasks[i].Ops) != len(f.Tasks[i].Ops) {
+			t.Fatalf("round trip through JSON: task %d has %d ops, want %d", i, len(back.Tasks[i].Ops), len(f.Tasks[i].Ops))
+		}
+	}
+}
+
+func taskByName(t *testing.T, f *workload.TraceFile, name string) (int, *workload.TraceTask) {
+	t.Helper()
+	for i := range f.Tasks {
+		if f.Tasks[i].Name == name {
+			return i, &f.Tasks[i]
+		}
+	}
+	var names []string
+	for _, x := range f.Tasks {
+		names = append(names, x.Name)
+	}
+	t.Fatalf("no task %q (tasks: %q)", name, names)
+	return 0, nil
+}
+
+func opsString(ops []workload.TraceOp) string {
+	var parts []string
+	for _, op := range ops {
+		b, _ := op.MarshalJSON()
+		parts = append(parts, string(b))
+	}
+	return strings.Join(parts, " ")
+}
+
+// The 6.x kernel's trace: 5-character flags, the (tgid) column, comms
+// with spaces, colons, brackets, dashes and digits, "<...>", a lost-events
+// line, an elision, a buffer-started line, an interrupt wakeup (h flag),
+// a kernel-thread waker, the idle task as waker, a fork, an exit, a
+// migration and an event of another type.
+func TestFtrace6xOddComms(t *testing.T) {
+	f, s := importFile(t, "ftrace-6x-odd.txt", Options{})
+	if s.Format != FormatFtrace {
+		t.Errorf("format %s, want ftrace", s.Format)
+	}
+	a, ta := taskByName(t, f, "Gamepad polling")
+	b, tb := taskByName(t, f, "memfd:sealed-91")
+	c, tc := taskByName(t, f, "[pool] w-3")
+	e, te := taskByName(t, f, "worker-5")
+	if len(f.Tasks) != 4 {
+		t.Errorf("%d tasks, want 4 (the kworker filtered)", len(f.Tasks))
+	}
+	if ta.PID != 200 || tb.PID != 201 || tc.PID != 202 || te.PID != 210 {
+		t.Errorf("pids %d %d %d %d, want 200 201 202 210", ta.PID, tb.PID, tc.PID, te.PID)
+	}
+	if te.Parent == nil || *te.Parent != a {
+		t.Errorf("worker-5's parent %v, want %d", te.Parent, a)
+	}
+	want := map[int]string{
+		// A: runs, forks E, wakes B, sleeps until B wakes it, runs,
+		// preempted by the kworker, runs, sleeps until the idle task's
+		// wakeup (a timed sleep) and is switched in at the very end.
+		a: fmt.Sprintf(`["run",100000] ["fork",%d] ["run",100000] ["wake",%d] ["run",100000] ["wait",%d] ["run",350000] ["sleep",80000]`, e, b, b),
+		// B: asleep from the start until A wakes it; wakes A just before
+		// it sleeps (the sync hint); sleeps until an interrupt (timed);
+		// runs; asleep at the end.
+		b: fmt.Sprintf(`["wait",%d] ["run",150000] ["wake",%d,"sync"] ["run",10000] ["sleep",290000] ["run",135000]`, a, a),
+		// C: asleep until E wakes it; runs; sleeps until the kworker
+		// wakes it (timed); runs; asleep at the end.
+		c: fmt.Sprintf(`["wait",%d] ["run",105000] ["sleep",15000] ["run",180000]`, e),
+		e: fmt.Sprintf(`["run",90000] ["wake",%d] ["run",110000] ["exit"]`, c),
+	}
+	for i, w := range want {
+		if got := opsString(f.Tasks[i].Ops); got != w {
+			t.Errorf("task %d (%s) ops\n got %s\nwant %s", i, f.Tasks[i].Name, got, w)
+		}
+	}
+	if s.Wakes != 3 || s.TimedSleeps != 3 || s.Pairs != 3 {
+		t.Errorf("wakes %d, timed sleeps %d, pairs %d; want 3, 3, 3", s.Wakes, s.TimedSleeps, s.Pairs)
+	}
+	for reason, n := range map[string]int{
+		DropIRQWaker: 1, DropKthreadWaker: 1, DropIdleWaker: 1, DropKthreads: 1,
+		DropMigrations: 1, DropLostEvents: 5, DropAsleepAtEnd: 2,
+	} {
+		if s.Dropped[reason] != n {
+			t.Errorf("dropped %q = %d, want %d", reason, s.Dropped[reason], n)
+		}
+	}
+	if s.SkippedEvents["irq_handler_entry"] != 1 {
+		t.Errorf("skipped events %v, want irq_handler_entry 1", s.SkippedEvents)
+	}
+	var out bytes.Buffer
+	s.Report(&out)
+	for _, w := range []string{"kept 4 tasks", "3 wakeups by a traced task", "sleep ended by an interrupt", "irq_handler_entry 1"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("report lacks %q:\n%s", w, out.String())
+		}
+	}
+	// --keep-kthreads keeps the kworker: its wakeup of C is then kept.
+	f2, s2 := importFile(t, "ftrace-6x-odd.txt", Options{KeepKthreads: true})
+	taskByName(t, f2, "kworker/0:1")
+	if s2.Wakes != 4 || s2.Dropped[DropKthreadWaker] != 0 {
+		t.Errorf("--keep-kthreads: wakes %d (want 4), kthread wakers %d (want 0)", s2.Wakes, s2.Dropped[DropKthreadWaker])
+	}
+}
+
+// An older kernel: 4-character flags, sched_wakeup only (with success=),
+// a softirq wakeup, nice from prio, a real-time task.
+func TestFtrace4FlagsWakeupOnly(t *testing.T) {
+	f, s := importFile(t, "ftrace-4flags-wakeup.txt", Options{})
+	_, ping := taskByName(t, f, "ping")
+	pi, pong := taskByName(t, f, "pong")
+	_, rt := taskByName(t, f, "rt-thread")
+	if pong.Nice != -10 || ping.Nice != 0 {
+		t.Errorf("nice ping %d pong %d, want 0 -10", ping.Nice, pong.Nice)
+	}
+	if rt.Nice != 0 || s.Dropped[DropRT] != 1 {
+		t.Errorf("rt task nice %d, RT count %d; want 0, 1", rt.Nice, s.Dropped[DropRT])
+	}
+	if got := opsString(ping.Ops); !strings.Contains(got, `["wait",`+itoa(pi)+`]`) {
+		t.Errorf("ping ops %s: want runs and waits for pong", got)
+	}
+	if s.Wakes != 3 || s.Dropped[DropIRQWaker] != 1 {
+		t.Errorf("wakes %d (want 3: pong→ping twice, ping→pong), interrupt wakers %d (want 1: the softirq one)", s.Wakes, s.Dropped[DropIRQWaker])
+	}
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
+
+// trace-cmd report: no flags column, the sched plugin's formats
+// ("comm:pid [prio] S ==> comm:pid [prio]", "comm:pid [prio] CPU:001"),
+// sched_waking followed by its sched_wakeup, and its header lines.
+func TestTraceCmdReport(t *testing.T) {
+	f, s := importFile(t, "tracecmd-report.txt", Options{})
+	ci, client := taskByName(t, f, "client")
+	si, server := taskByName(t, f, "server")
+	taskByName(t, f, "trace-cmd")
+	if s.Wakes != 3 {
+		t.Errorf("wakes %d, want 3 (client→server twice, server→client)", s.Wakes)
+	}
+	if s.Dropped[DropNotAsleep] != 0 {
+		t.Errorf("the sched_wakeup after its sched_waking was counted as a wakeup of a task not asleep")
+	}
+	if got := opsString(server.Ops); !strings.Contains(got, `["wait",`+itoa(ci)+`]`) || !strings.Contains(got, `["wake",`+itoa(ci)) {
+		t.Errorf("server ops %s", got)
+	}
+	if got := opsString(client.Ops); !strings.Contains(got, `["wake",`+itoa(si)) {
+		t.Errorf("client ops %s", got)
+	}
+}
+
+// perf sched script: "comm pid [cpu] secs: sched:event:", pid/tid, comms
+// with spaces, sched_stat_runtime (skipped), fork, exit.
+func TestPerfSchedScript(t *testing.T) {
+	f, s := importFile(t, "perf-sched-script.txt", Options{})
+	if s.Format != FormatPerf {
+		t.Errorf("format %s, want perf", s.Format)
+	}
+	if s.SkippedEvents["sched_stat_runtime"] != 2 {
+		t.Errorf("skipped %v, want sched_stat_runtime 2", s.SkippedEvents)
+	}
+	var child *workload.TraceTask
+	for i := range f.Tasks {
+		if f.Tasks[i].PID == 31691 {
+			child = &f.Tasks[i]
+		}
+	}
+	if child == nil || child.Parent == nil {
+		t.Fatalf("the forked sched-pipe (31691) is missing or has no parent")
+	}
+	if got := opsString(child.Ops); !strings.HasSuffix(got, `["exit"]`) {
+		t.Errorf("child ops %s: want an exit at the end", got)
+	}
+	if s.Wakes < 3 {
+		t.Errorf("wakes %d, want at least 3 between the two sched-pipe tasks", s.Wakes)
+	}
+	// Forcing the wrong format names the first line it cannot read.
+	data, _ := os.ReadFile("testdata/perf-sched-script.txt")
+	if _, _, err := Import(data, Options{Format: FormatFtrace}); err == nil || !strings.Contains(err.Error(), "line 1:") {
+		t.Errorf("perf text read as ftrace: %v, want an error naming line 1", err)
+	}
+}
+
+// Real captures from this project's development VM (Linux 6.18, a tracefs
+// instance and perf 6.1 `perf sched record`), trimmed around `perf bench
+// sched pipe`.
+func TestRealCaptures(t *testing.T) {
+	for _, name := range []string{"real-ftrace-6.18.txt", "real-perf-sched-6.1.txt"} {
+		f, s := importFile(t, name, Options{})
+		pipes := 0
+		for _, x := range f.Tasks {
+			if x.Name == "sched-pipe" {
+				pipes++
+			}
+		}
+		if pipes < 2 {
+			t.Errorf("%s: %d sched-pipe tasks, want 2", name, pipes)
+		}
+		if s.Wakes < 20 {
+			t.Errorf("%s: %d wakes kept, want the pipe's ping-pong", name, s.Wakes)
+		}
+	}
+}
+
+var namesLine = regexp.MustCompile(`\blines? \d+`)
+
+func TestRefusals(t *testing.T) {
+	for _, c := range []struct {
+		file, want string
+		format     Format
+	}{
+		{"bad-garbage.txt", `line 4: not an event line of ftrace, trace-cmd report or perf script: "this line is not part of any trace"`, ""},
+		{"bad-garbage.txt", `line 4: not an ftrace event line`, FormatFtrace},
+		{"bad-switch-fields.txt", `line 3: sched_switch fields not understood`, ""},
+		{"bad-timestamp.txt", `line 1: timestamp 50000000000.100000 out of range`, ""},
+		{"bad-chrome.json", `line 3: a sched slice on track 5, not a CPU track`, ""},
+		{"ftrace-6x-odd.txt", `line 14: not a perf script event line`, FormatPerf},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = Import(data, Options{Format: c.format})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s (format %q): error %v, want %q", c.file, c.format, err, c.want)
+		}
+	}
+	for _, in := range []string{"", "# tracer: nop\n#\n", "{}", `{"traceEvents":[]}`, "\x1f\x8b garbage"} {
+		_, _, err := Import([]byte(in), Options{})
+		if err == nil || !namesLine.MatchString(err.Error()) {
+			t.Errorf("input %q: error %v, want one naming the line", in, err)
+		}
+	}
+}
+
+// simTrace runs spec on preset and returns its trace in format f.
+func simTrace(t testing.TB, preset string, dur int64, f trace.Format, specs ...string) []byte {
+	t.Helper()
+	cfg := scenario.Config{Preset: preset, Workloads: specs, Seed: 1, Duration: dur}
+	sim, err := cfg.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := trace.Open(sim, &buf, f, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scenario.Advance(sim, dur)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// roundTrip exports a run as ftrace text, imports it, replays it with
+// trace:b64= (what trace:file= expands to) and imports the replay's own
+// trace. It returns both summaries and the imported file.
+func roundTrip(t *testing.T, preset string, f trace.Format, spec string) (*Summary, *Summary, *workload.TraceFile) {
+	t.Helper()
+	orig := simTrace(t, preset, engine.Second, f, spec)
+	file, s1, err := Import(orig, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, file)
+	js, err := Marshal(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay := simTrace(t, preset, engine.Second, trace.FormatFtrace, workload.TraceSpec(js))
+	_, s2, err := Import(replay, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s1, s2, file
+}
+
+// comparePairs checks that the replay's wakeups are issued by the same
+// waker→wakee pairs, in about the same numbers. Replay task i has pid
+// i+1 (no forks in the simulator's exports); file maps it back.
+func comparePairs(t *testing.T, name string, s1, s2 *Summary, file *workload.TraceFile, tolPct float64) {
+	t.Helper()
+	back := func(pid int) int { return file.Tasks[pid-1].PID }
+	replayed := map[[2]int]int{}
+	for p, n := range s2.WakePairs {
+		replayed[[2]int{back(p[0]), back(p[1])}] += n
+	}
+	kept, extra := 0, 0
+	for p := range s1.WakePairs {
+		if replayed[p] > 0 {
+			kept++
+		}
+	}
+	for p := range replayed {
+		if s1.WakePairs[p] == 0 {
+			extra++
+		}
+	}
+	diff := 100 * float64(s2.Wakes-s1.Wakes) / float64(s1.Wakes)
+	t.Logf("%s: wakeups original %d, replay %d (%+.1f%%); waker→wakee pairs original %d, replay %d, kept %d, new %d; timed sleeps %d → %d",
+		name, s1.Wakes, s2.Wakes, diff, len(s1.WakePairs), len(replayed), kept, extra, s1.TimedSleeps, s2.TimedSleeps)
+	if s1.Wakes == 0 {
+		t.Fatalf("%s: no task-to-task wakeups in the original", name)
+	}
+	if diff < -tolPct || diff > tolPct {
+		t.Errorf("%s: wakeups original %d, replay %d: %.1f%% apart, more than %.0f%%", name, s1.Wakes, s2.Wakes, diff, tolPct)
+	}
+	if extra > 0 {
+		t.Errorf("%s: the replay has %d waker→wakee pairs the original does not", name, extra)
+	}
+	if float64(kept) < float64(len(s1.WakePairs))*(1-tolPct/100) {
+		t.Errorf("%s: only %d of %d waker→wakee pairs kept", name, kept, len(s1.WakePairs))
+	}
+	if s2.Tasks != s1.Tasks {
+		t.Errorf("%s: %d tasks in the replay, %d in the original", name, s2.Tasks, s1.Tasks)
+	}
+}
+
+func TestRoundTripPipe(t *testing.T) {
+	s1, s2, file := roundTrip(t, "intel-2s-44c-88t", trace.FormatFtrace, "pipe:l=50")
+	comparePairs(t, "pipe:l=50", s1, s2, file, 3)
+	if s1.Pairs != 2 {
+		t.Errorf("pipe: %d pairs, want 2 (0→1, 1→0)", s1.Pairs)
+	}
+}
+
+func TestRoundTripHackbench(t *testing.T) {
+	s1, s2, file := roundTrip(t, "intel-2s-44c-88t", trace.FormatFtrace, "hackbench:g=1,l=5")
+	comparePairs(t, "hackbench:g=1,l=5", s1, s2, file, 5)
+}
+
+// The simulator's Chrome JSON gives the same workload as its ftrace text.
+func TestRoundTripChrome(t *testing.T) {
+	s1, s2, file := roundTrip(t, "intel-2s-44c-88t", trace.FormatJSONGz, "hackbench:g=1,l=5")
+	comparePairs(t, "hackbench (Chrome JSON)", s1, s2, file, 5)
+	ft, sf, err := Import(simTrace(t, "intel-2s-44c-88t", engine.Second, trace.FormatFtrace, "hackbench:g=1,l=5"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sf.Wakes != s1.Wakes || len(ft.Tasks) != len(file.Tasks) {
+		t.Errorf("ftrace: %d wakes, %d tasks; Chrome JSON: %d wakes, %d tasks", sf.Wakes, len(ft.Tasks), s1.Wakes, len(file.Tasks))
+	}
+}
+
+// A sleep ended by a timer on an idle CPU has no task as its waker: it
+// becomes a timed sleep (counted), while the resume→suspend handoff stays
+// a wakeup by the task.
+func TestRoundTripTimerBecomesTimedSleep(t *testing.T) {
+	rt := `{"tasks": {
+		"a": {"loop": 20, "run": 200, "resume": "b", "sleep": 2000},
+		"b": {"loop": 20, "suspend": "b", "run": 100}},
+		"global": {"duration": 1}}`
+	s1, s2, file := roundTrip(t, "intel-2s-44c-88t", trace.FormatFtrace, workload.RTAppSpec([]byte(rt)))
+	if s1.TimedSleeps < 15 || s1.Dropped[DropIdleWaker] < 15 {
+		t.Errorf("timed sleeps %d, idle-task wakers %d: want about 20 (a's timer sleeps)", s1.TimedSleeps, s1.Dropped[DropIdleWaker])
+	}
+	_, a := taskByName(t, file, "a")
+	if !strings.Contains(opsString(a.Ops), `["sleep",`) {
+		t.Errorf("a's ops have no timed sleep: %s", opsString(a.Ops))
+	}
+	comparePairs(t, "rtapp resume/sleep", s1, s2, file, 10)
+	if s2.TimedSleeps < s1.TimedSleeps*8/10 {
+		t.Errorf("the replay's timed sleeps %d, the original's %d", s2.TimedSleeps, s1.TimedSleeps)
+	}
+	var out bytes.Buffer
+	s1.Report(&out)
+	if !strings.Contains(out.String(), DropIdleWaker) {
+		t.Errorf("the summary does not count the timed sleeps:\n%s", out.String())
+	}
+}
+
+func FuzzTraceImport(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.txt")
+	json, _ := filepath.Glob("testdata/*.json")
+	for _, p := range append(files, json...) {
+		data, err := os.ReadFile(p)
+		if err == nil && len(data) < 8192 {
+			f.Add(data, uint8(0))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, fm uint8) {
+		opt := Options{Format: Formats[int(fm)%len(Formats)], KeepKthreads: fm&0x80 != 0}
+		file, _, err := Import(data, opt)
+		if err != nil {
+			if !namesLine.MatchString(err.Error()) {
+				t.Fatalf("error without a line: %v", err)
+			}
+			return
+		}
+		checkFile(t, file)
+	})
+}

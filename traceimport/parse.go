@@ -1,0 +1,340 @@
+// Package traceimport reads scheduler traces — ftrace text (the kernel's
+// trace and trace_pipe files, `trace-cmd report`), `perf sched script`
+// output, and the simulator's own exports (its ftrace text and its Chrome
+// JSON) — and turns them into a replayable trace workload
+// (workload.TraceFile): per task its CPU bursts and sleeps and, above
+// all, who woke whom.
+//
+// The engine does no I/O: this package is what the command line (and a
+// test) uses to make the file; the engine replays it (engine/workload,
+// kind "trace").
+package traceimport
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Format is an input format.
+type Format string
+
+// The formats.
+const (
+	FormatAuto   Format = "auto"
+	FormatFtrace Format = "ftrace" // trace, trace_pipe, trace-cmd report, the simulator's .ftrace.txt
+	FormatPerf   Format = "perf"   // perf sched script / perf script
+	FormatChrome Format = "chrome" // the simulator's Chrome JSON (.json, .json.gz)
+)
+
+// Formats lists the formats --format accepts.
+var Formats = []Format{FormatAuto, FormatFtrace, FormatPerf, FormatChrome}
+
+// kind is a scheduler event the import uses.
+type kind uint8
+
+const (
+	evSwitch kind = iota
+	evWaking
+	evWakeup
+	evWakeupNew
+	evFork
+	evExit
+	evMigrate
+)
+
+var kindNames = map[string]kind{
+	"sched_switch": evSwitch, "sched_waking": evWaking, "sched_wakeup": evWakeup,
+	"sched_wakeup_new": evWakeupNew, "sched_process_fork": evFork,
+	"sched_process_exit": evExit, "sched_migrate_task": evMigrate,
+}
+
+// pidCurrent as an event's PID means "the task current on the CPU" (the
+// Chrome export says which CPU a wakeup was decided on, not by whom).
+const pidCurrent = -2
+
+// event is one parsed scheduler event.
+type event struct {
+	line int
+	ts   int64 // ns
+	cpu  int
+	kind kind
+	// pid and comm are the line's task: the one current on the CPU
+	// (common_pid), the waker of a wakeup.
+	pid  int
+	comm string
+	// irq: the event happened in interrupt context (the flags say h, s
+	// or z), so the line's task did not cause it.
+	irq bool
+	// a is prev (switch), the wakee (wakeups), the parent (fork), the
+	// task (exit, migrate); b is next (switch) or the child (fork).
+	a, b  taskRef
+	state string // switch: prev_state
+	// order breaks ties between events at the same ts (Chrome only:
+	// switches before wakeups); text keeps the file's order.
+	order int
+}
+
+type taskRef struct {
+	comm string
+	pid  int
+	prio int
+	has  bool // prio given
+}
+
+// ParseError is an input line that cannot be read.
+type ParseError struct {
+	Line int
+	Text string
+	Why  string
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("line %d: %s: %q", e.Line, e.Why, shorten(e.Text, 160))
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// textStats counts what the text parser skipped.
+type textStats struct {
+	lines      int
+	noise      int            // comments, headers, elisions, buffer-started lines
+	lost       int64          // events the tracer says it lost
+	lostLines  int            // lines reporting lost events
+	skipped    map[string]int // events of other types, by name
+	unknownLn  int            // first line of an unreadable kind, for messages
+	formatSeen Format
+}
+
+var (
+	// <comm>-<pid> [(<tgid>)] [<cpu>] [<flags>] <secs>.<frac>: <event>: <args>
+	// The comm is everything before the last '-' that is followed by the
+	// pid and the CPU column (comms may hold spaces, '-', digits, ':',
+	// brackets); the flags are 4 or 5 characters (irqs-off, need-resched,
+	// hardirq/softirq, preempt depth, migrate-disable), absent in
+	// trace-cmd report's default output.
+	ftraceLine = regexp.MustCompile(`^\s*(.*?)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?\[(\d+)\]\s+(?:([.dDXBbn][^\s]{3,4})\s+)?(\d+\.\d+):\s+([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
+	// <comm> <pid>[/<tid>] [<cpu>] <secs>.<frac>: [<period>] <sys>:<event>: <args>
+	perfLine = regexp.MustCompile(`^\s*(.*?)\s+(\d+)(?:/(\d+))?\s+\[(\d+)\]\s+(\d+\.\d+):\s+(?:\d+\s+)?([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
+
+	lostLine = regexp.MustCompile(`^\s*CPU:?\s*(\d+)\s*\[LOST\s+(\d+)\s+EVENTS?\]\s*$`)
+	// Lines that carry no event: the tracer's and trace-cmd's headers and
+	// notes, and elisions in traces pasted into mails and issues.
+	noiseLine = regexp.MustCompile(`^\s*(?:$|#|\[\s*\.\.\.\s*\]\s*$|\.\.\.\s*$|…\s*$|cpus=\d+\s*$|version\s*=|CPU\s*\d+ is empty|CPU\s*\d+ buffer started|CPU\s*\d+ data recorded|trace-cmd:|Warning:)`)
+
+	switchArgs       = regexp.MustCompile(`^prev_comm=(.*) prev_pid=(-?\d+) prev_prio=(-?\d+) prev_state=(\S+) ==> next_comm=(.*) next_pid=(-?\d+) next_prio=(-?\d+)\s*$`)
+	switchPluginArgs = regexp.MustCompile(`^(.*):(-?\d+) \[(-?\d+)\] (\S+) ==> (.*):(-?\d+) \[(-?\d+)\]\s*$`)
+	wakeArgs         = regexp.MustCompile(`^comm=(.*) pid=(-?\d+) prio=(-?\d+)(?: success=\d+)?(?: target_cpu=(\d+))?\s*$`)
+	wakePluginArgs   = regexp.MustCompile(`^(.*):(-?\d+) \[(-?\d+)\](?: success=\d+)?(?: CPU:(\d+))?\s*$`)
+	forkArgs         = regexp.MustCompile(`^comm=(.*) pid=(-?\d+) child_comm=(.*) child_pid=(-?\d+)\s*$`)
+	exitArgs         = regexp.MustCompile(`^comm=(.*) pid=(-?\d+) prio=(-?\d+)(?: group_dead=\S+)?\s*$`)
+	migrateArgs      = regexp.MustCompile(`^comm=(.*) pid=(-?\d+) prio=(-?\d+) orig_cpu=(\d+) dest_cpu=(\d+)\s*$`)
+)
+
+// parseText reads ftrace or perf text. f is FormatFtrace, FormatPerf or
+// FormatAuto (each line may be either).
+func parseText(data []byte, f Format, limit int) ([]event, *textStats, error) {
+	st := &textStats{skipped: map[string]int{}}
+	var evs []event
+	lineNo := 0
+	for len(data) > 0 {
+		var raw []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			raw, data = data[:i], data[i+1:]
+		} else {
+			raw, data = data, nil
+		}
+		lineNo++
+		line := strings.TrimRight(string(raw), "\r")
+		st.lines++
+		if noiseLine.MatchString(line) {
+			st.noise++
+			continue
+		}
+		if m := lostLine.FindStringSubmatch(line); m != nil {
+			n, _ := strconv.ParseInt(m[2], 10, 64)
+			st.lost += n
+			st.lostLines++
+			continue
+		}
+		ev, name, err := parseLine(line, lineNo, f, st)
+		if err != nil {
+			return nil, st, err
+		}
+		if name != "" {
+			st.skipped[name]++
+			continue
+		}
+		evs = append(evs, ev)
+		if len(evs) > limit {
+			return nil, st, fmt.Errorf("line %d: more than %d scheduler events (the import's limit); cut the trace to a shorter window", lineNo, limit)
+		}
+	}
+	return evs, st, nil
+}
+
+// parseLine reads one event line. A well-formed line of an event type the
+// import does not use returns its name (to be counted), no error.
+func parseLine(line string, lineNo int, f Format, st *textStats) (event, string, error) {
+	var comm, pidS, cpuS, flags, tsS, name, args string
+	matched := false
+	if f != FormatPerf {
+		if m := ftraceLine.FindStringSubmatch(line); m != nil {
+			comm, pidS, cpuS, flags, tsS, name, args = m[1], m[2], m[3], m[4], m[5], m[6], m[7]
+			matched = true
+			if st.formatSeen == "" {
+				st.formatSeen = FormatFtrace
+			}
+		}
+	}
+	if !matched && f != FormatFtrace {
+		if m := perfLine.FindStringSubmatch(line); m != nil {
+			comm, pidS, cpuS, tsS, name, args = m[1], m[2], m[4], m[5], m[6], m[7]
+			if m[3] != "" {
+				pidS = m[3] // pid/tid: the thread is the task
+			}
+			matched = true
+			if st.formatSeen == "" {
+				st.formatSeen = FormatPerf
+			}
+		}
+	}
+	bad := func(why string) (event, string, error) {
+		return event{}, "", &ParseError{Line: lineNo, Text: line, Why: why}
+	}
+	if !matched {
+		switch f {
+		case FormatFtrace:
+			return bad("not an ftrace event line (<comm>-<pid> [<cpu>] [<flags>] <secs>: <event>: <fields>)")
+		case FormatPerf:
+			return bad("not a perf script event line (<comm> <pid> [<cpu>] <secs>: <event>: <fields>)")
+		}
+		return bad("not an event line of ftrace, trace-cmd report or perf script")
+	}
+	name = strings.TrimPrefix(name, "sched:")
+	args = strings.TrimLeft(args, " \t")
+	k, ok := kindNames[name]
+	if !ok {
+		return event{}, name, nil
+	}
+	ev := event{line: lineNo, kind: k, comm: strings.TrimSpace(comm)}
+	var err error
+	if ev.pid, err = strconv.Atoi(pidS); err != nil {
+		return bad("pid out of range")
+	}
+	if ev.cpu, err = strconv.Atoi(cpuS); err != nil || ev.cpu > 1<<20 {
+		return bad("CPU number out of range")
+	}
+	if ev.ts, err = parseSeconds(tsS); err != nil {
+		return bad(err.Error())
+	}
+	if len(flags) >= 3 {
+		switch flags[2] {
+		case 'h', 's', 'H', 'z', 'Z':
+			ev.irq = true
+		}
+	}
+	ref := func(c, p, prio string) (taskRef, bool) {
+		pid, err := strconv.Atoi(p)
+		if err != nil || pid < 0 {
+			return taskRef{}, false
+		}
+		r := taskRef{comm: c, pid: pid}
+		if prio != "" {
+			pr, err := strconv.Atoi(prio)
+			if err != nil {
+				return taskRef{}, false
+			}
+			r.prio, r.has = pr, true
+		}
+		return r, true
+	}
+	var ok1, ok2 bool
+	switch k {
+	case evSwitch:
+		m := switchArgs.FindStringSubmatch(args)
+		if m == nil {
+			m = switchPluginArgs.FindStringSubmatch(args)
+		}
+		if m == nil {
+			return bad("sched_switch fields not understood (want prev_comm= prev_pid= prev_prio= prev_state= ==> next_comm= next_pid= next_prio=)")
+		}
+		ev.a, ok1 = ref(m[1], m[2], m[3])
+		ev.state = m[4]
+		ev.b, ok2 = ref(m[5], m[6], m[7])
+	case evWaking, evWakeup, evWakeupNew:
+		m := wakeArgs.FindStringSubmatch(args)
+		if m == nil {
+			m = wakePluginArgs.FindStringSubmatch(args)
+		}
+		if m == nil {
+			return bad(name + " fields not understood (want comm= pid= prio= target_cpu=)")
+		}
+		ev.a, ok1 = ref(m[1], m[2], m[3])
+		ok2 = true
+	case evFork:
+		m := forkArgs.FindStringSubmatch(args)
+		if m == nil {
+			return bad("sched_process_fork fields not understood (want comm= pid= child_comm= child_pid=)")
+		}
+		ev.a, ok1 = ref(m[1], m[2], "")
+		ev.b, ok2 = ref(m[3], m[4], "")
+	case evExit:
+		m := exitArgs.FindStringSubmatch(args)
+		if m == nil {
+			return bad("sched_process_exit fields not understood (want comm= pid= prio=)")
+		}
+		ev.a, ok1 = ref(m[1], m[2], m[3])
+		ok2 = true
+	case evMigrate:
+		m := migrateArgs.FindStringSubmatch(args)
+		if m == nil {
+			return bad("sched_migrate_task fields not understood (want comm= pid= prio= orig_cpu= dest_cpu=)")
+		}
+		ev.a, ok1 = ref(m[1], m[2], m[3])
+		ok2 = true
+	}
+	if !ok1 || !ok2 {
+		return bad("pid or prio out of range")
+	}
+	return ev, "", nil
+}
+
+// parseSeconds reads "<secs>.<frac>" as ns (digits past the ninth
+// decimal are dropped).
+func parseSeconds(s string) (int64, error) {
+	sec, frac, _ := strings.Cut(s, ".")
+	if len(sec) > 10 {
+		return 0, fmt.Errorf("timestamp %s out of range", s)
+	}
+	secs, err := strconv.ParseInt(sec, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("timestamp %s not understood", s)
+	}
+	if secs > 9e9 {
+		return 0, fmt.Errorf("timestamp %s out of range", s)
+	}
+	if len(frac) > 9 {
+		frac = frac[:9]
+	}
+	ns := int64(0)
+	if frac != "" {
+		n, err := strconv.ParseInt(frac, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("timestamp %s not understood", s)
+		}
+		for i := len(frac); i < 9; i++ {
+			n *= 10
+		}
+		ns = n
+	}
+	return secs*1e9 + ns, nil
+}
