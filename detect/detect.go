@@ -11,6 +11,7 @@
 package detect
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -772,7 +773,11 @@ func (d *detector) build(opt Options) *Result {
 			f.Nodes, f.NodeDistances, map[bool]string{true: "", false: fmt.Sprintf(": the %d nodes on %d package(s) (SNC/NPS) are not modelled", f.Nodes, f.Sockets)}[f.Nodes == f.Sockets]))
 	}
 	if d.idleDriver == machine.IdleDriverNone {
-		s.Notes = append(s.Notes, fmt.Sprintf("detected: no cpuidle driver (current_driver %q): idle_driver none, one state.", f.IdleDriver))
+		why := fmt.Sprintf("current_driver %q", f.IdleDriver)
+		if f.IdleDriver == "" {
+			why = "no cpuidle in sysfs"
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("detected: no cpuidle driver (%s): idle_driver none, one state.", why))
 	} else {
 		s.Notes = append(s.Notes, fmt.Sprintf("detected: cpuidle driver %s, governor %s, states %s (name exit/residency as declared in sysfs).",
 			orUnknown(f.IdleDriver), orUnknown(f.Governor), strings.Join(f.IdleStates, ", ")))
@@ -891,9 +896,12 @@ func sortInts(l []int) { sort.Ints(l) }
 // JSON renders the spec as an indented preset document (keys of costs and
 // cost_notes sorted), ending in a newline.
 func (r *Result) JSON() ([]byte, error) {
-	b, err := json.MarshalIndent(r.Spec, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r.Spec); err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	return b.Bytes(), nil
 }
