@@ -132,16 +132,23 @@ func fmtNS(ns float64) string {
 
 // Measurements are the cost figures Measure takes.
 type Measurements struct {
-	Date        time.Time
-	Elapsed     time.Duration
-	NullSyscall Figure   // getppid on one CPU
-	Yield       Figure   // sched_yield switch between two threads on one CPU
-	Pipe        []Figure // pipe round trip per distance
-	Line        []Figure // cache-line transfer (one way) per distance
-	FutexWaker  Figure   // the waker's FUTEX_WAKE call that woke a sleeper
-	FutexIdle   Figure   // wake to running, the wakee's CPU idle
-	FutexBusy   Figure   // wake to running, the wakee's CPU running a SCHED_IDLE spinner
-	Skipped     []string
+	Date             time.Time
+	Elapsed          time.Duration
+	NullSyscall      Figure   // getppid on one CPU
+	Yield            Figure   // sched_yield switch between two threads on one CPU
+	Pipe             []Figure // pipe round trip per distance
+	Line             []Figure // cache-line transfer (one way) per distance
+	FutexSame        Figure   // the waker's FUTEX_WAKE call, wakee asleep on the same CPU and not preempting
+	FutexSamePreempt Figure   // wake to running, wakee asleep on the same CPU and preempting the waker
+	FutexWaker       Figure   // the waker's FUTEX_WAKE call, wakee asleep on another CPU
+	FutexIdle        Figure   // wake to running, the wakee's CPU idle
+	FutexBusy        Figure   // wake to running, the wakee's CPU running a SCHED_IDLE spinner
+	Skipped          []string
+	// LoadBefore and LoadAfter are /proc/loadavg's 1-minute figure
+	// around the run (-1: unknown), so a reader can tell a quiet run from
+	// one that competed with other work.
+	LoadBefore, LoadAfter float64
+	NCPU                  int
 }
 
 // MeasureOptions bound Measure.
@@ -270,16 +277,40 @@ func Apply(spec *machine.Spec, m *Measurements) {
 		set("ctx_switch_ns", ctx, fmt.Sprintf("%ssched_yield ping-pong of two threads on CPU %d, %s per switch, less a null syscall (%s)", by, m.Yield.A, fmtNS(m.Yield.NS), fmtNS(sys)))
 	}
 
+	// The waker's side: on its own CPU FUTEX_WAKE is the syscall,
+	// try_to_wake_up and the enqueue; on another CPU it adds the IPI.
 	waker := 0.0
-	if m.FutexWaker.OK() {
+	dw, de, di := defaultOf("wake_ns"), defaultOf("enqueue_ns"), defaultOf("ipi_send_ns")
+	local, how := 0.0, ""
+	switch {
+	case m.FutexSame.OK():
+		local = m.FutexSame.NS
+		how = fmt.Sprintf("FUTEX_WAKE of a thread asleep on the waker's CPU %d took %s median, less a null syscall (%s)", m.FutexSame.A, fmtNS(m.FutexSame.NS), fmtNS(sys))
+	case m.FutexSamePreempt.OK() && ctx > 0:
+		local = m.FutexSamePreempt.NS - ctx
+		how = fmt.Sprintf("a thread asleep on the waker's CPU %d ran %s (median) after FUTEX_WAKE, less a context switch (%s) and a null syscall (%s)", m.FutexSamePreempt.A, fmtNS(m.FutexSamePreempt.NS), fmtNS(ctx), fmtNS(sys))
+	}
+	if how != "" {
+		local = math.Max(50, local-sys)
+		split := fmt.Sprintf("%s%s = %s, split %.0f:%.0f between wake_ns and enqueue_ns as the knob defaults are (the split is assumed)",
+			by, how, fmtNS(local), dw, de)
+		set("wake_ns", local*dw/(dw+de), split)
+		set("enqueue_ns", local*de/(dw+de), split)
+		waker = local
+		if m.FutexWaker.OK() {
+			ipiSend := math.Max(20, m.FutexWaker.NS-sys-local)
+			set("ipi_send_ns", ipiSend, fmt.Sprintf("%sFUTEX_WAKE of a thread asleep on CPU %d from CPU %d took %s median, %s more than a null syscall and the local wakeup: the reschedule IPI%s",
+				by, m.FutexWaker.B, m.FutexWaker.A, fmtNS(m.FutexWaker.NS), fmtNS(ipiSend), map[bool]string{true: " (far above bare metal's ≈0.1-0.3 µs: probably the VM exit of the ICR write)", false: ""}[ipiSend > 3000]))
+			waker = m.FutexWaker.NS - sys
+		}
+	} else if m.FutexWaker.OK() { // no local figure: split the remote one
 		waker = math.Max(100, m.FutexWaker.NS-sys)
-		dw, de, di := defaultOf("wake_ns"), defaultOf("enqueue_ns"), defaultOf("ipi_send_ns")
 		tot := dw + de + di
-		split := fmt.Sprintf("the waker's FUTEX_WAKE of a sleeper on CPU %d from CPU %d took %s median, less a null syscall (%s) = %s, split in the knob defaults' ratio %.0f:%.0f:%.0f between wake_ns, enqueue_ns and ipi_send_ns (the split is assumed)",
-			m.FutexWaker.B, m.FutexWaker.A, fmtNS(m.FutexWaker.NS), fmtNS(sys), fmtNS(waker), dw, de, di)
-		set("wake_ns", waker*dw/tot, by+split)
-		set("enqueue_ns", waker*de/tot, by+split)
-		set("ipi_send_ns", waker*di/tot, by+split)
+		split := fmt.Sprintf("%sthe waker's FUTEX_WAKE of a sleeper on CPU %d from CPU %d took %s median, less a null syscall (%s) = %s, split in the knob defaults' ratio %.0f:%.0f:%.0f between wake_ns, enqueue_ns and ipi_send_ns (the split is assumed)",
+			by, m.FutexWaker.B, m.FutexWaker.A, fmtNS(m.FutexWaker.NS), fmtNS(sys), fmtNS(waker), dw, de, di)
+		set("wake_ns", waker*dw/tot, split)
+		set("enqueue_ns", waker*de/tot, split)
+		set("ipi_send_ns", waker*di/tot, split)
 	}
 	if m.FutexBusy.OK() && waker > 0 && ctx > 0 {
 		ipi := math.Max(100, m.FutexBusy.NS-waker-ctx)
@@ -312,7 +343,7 @@ func Apply(spec *machine.Spec, m *Measurements) {
 		spec.Notes = append(spec.Notes, fmt.Sprintf("measured: pipe round trip between two pinned threads (like perf bench sched pipe -T, through Go's syscall wrappers): %s (schedsim machine detect on %s; no knob: a check for the simulated pipe workload).", strings.Join(pipes, ", "), date))
 	}
 	var figs []string
-	for _, f := range []Figure{m.NullSyscall, m.Yield, m.FutexWaker, m.FutexIdle, m.FutexBusy} {
+	for _, f := range []Figure{m.NullSyscall, m.Yield, m.FutexSame, m.FutexSamePreempt, m.FutexWaker, m.FutexIdle, m.FutexBusy} {
 		if f.What != "" {
 			figs = append(figs, f.String())
 		}
@@ -320,6 +351,14 @@ func Apply(spec *machine.Spec, m *Measurements) {
 	spec.Notes = append(spec.Notes, "measured: "+strings.Join(figs, "; ")+".")
 	for _, s := range m.Skipped {
 		spec.Notes = append(spec.Notes, "missing: not measured: "+s)
+	}
+	if m.LoadBefore >= 0 && m.NCPU > 0 {
+		load := math.Max(m.LoadBefore, m.LoadAfter)
+		line := fmt.Sprintf("measured: load average %.1f before and %.1f after the measurements, on %d CPUs.", m.LoadBefore, m.LoadAfter, m.NCPU)
+		if load > float64(m.NCPU)/2 {
+			line += " The machine was busy: the cross-CPU figures (pipe, futex wake to running, ipi_ns) include waiting behind other runnable tasks; rerun on a quiet machine for the machine's own costs."
+		}
+		spec.Notes = append(spec.Notes, line)
 	}
 	spec.Notes = append(spec.Notes, fmt.Sprintf("assumed: the measured figures are medians of short batches taken in %.0f s on a machine that may have been running other work; they include Go's syscall wrappers (≈0.05-0.1 µs a call) and, in a VM, the hypervisor. Knobs noted \"assumed\" were not measured.", m.Elapsed.Seconds()))
 	spec.Source += "; costs measured (see cost_notes)"

@@ -42,7 +42,7 @@ func TestMeasureShort(t *testing.T) {
 	if el := time.Since(start); el > 20*time.Second {
 		t.Errorf("a 60 ms budget per figure took %v", el)
 	}
-	all := []Figure{m.NullSyscall, m.Yield, m.FutexWaker, m.FutexIdle, m.FutexBusy}
+	all := []Figure{m.NullSyscall, m.Yield, m.FutexSame, m.FutexSamePreempt, m.FutexWaker, m.FutexIdle, m.FutexBusy}
 	all = append(append(all, m.Pipe...), m.Line...)
 	for _, f := range all {
 		if f.What == "" || f.Err != "" {
