@@ -321,7 +321,9 @@ func Apply(spec *machine.Spec, m *Measurements) {
 		exit := math.Max(0, m.FutexIdle.NS-m.FutexBusy.NS)
 		line := fmt.Sprintf("measured: idle exit ≈ %s: futex wake to running %s when CPU %d was idle ≈50 µs vs %s when it was busy (schedsim machine detect on %s).",
 			fmtNS(exit), fmtNS(m.FutexIdle.NS), m.FutexIdle.B, fmtNS(m.FutexBusy.NS), date)
-		if spec.IdleDriver == machine.IdleDriverNone && len(spec.IdleStates) == 1 {
+		if m.FutexIdle.NS <= m.FutexBusy.NS {
+			line += " The idle figure is not above the busy one (other work on the machine hides the exit): idle_states left as declared."
+		} else if spec.IdleDriver == machine.IdleDriverNone && len(spec.IdleStates) == 1 {
 			st := &spec.IdleStates[0]
 			st.MeasuredExitNS = max(1, int64(math.Round(exit)))
 			if st.MeasuredExitNS > 100000000 {
