@@ -74,6 +74,9 @@ verbs:
   reproduce [--json] [--quick] [--out FILE] [--force] [TARGET...]
                           run the validation experiments (V1..V6): seed figures
                           beside simulated ones, PASS/FAIL per check
+  machine detect [-o FILE] [--force] [--quick] [--sysfs DIR]
+                          describe this machine as a preset (topology from sysfs, costs
+                          measured on pinned threads; --quick skips the measurements)
 
 Run "schedsim <verb> -h" for a verb's flags.
 
@@ -144,8 +147,13 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdSweep(ctx, args[1:], stdout, stderr)
 	case "merge":
 		return cmdMerge(args[1:], stdout, stderr)
+<<<<<<< HEAD
 	case "import":
 		return cmdImport(args[1:], stdout, stderr)
+=======
+	case "machine":
+		return cmdMachine(ctx, args[1:], stdout, stderr)
+>>>>>>> machine-detect
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 && verb == "help" {
 			for _, v := range verbNames {
