@@ -147,13 +147,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdSweep(ctx, args[1:], stdout, stderr)
 	case "merge":
 		return cmdMerge(args[1:], stdout, stderr)
-<<<<<<< HEAD
 	case "import":
 		return cmdImport(args[1:], stdout, stderr)
-=======
 	case "machine":
 		return cmdMachine(ctx, args[1:], stdout, stderr)
->>>>>>> machine-detect
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 && verb == "help" {
 			for _, v := range verbNames {
