@@ -24,6 +24,10 @@ type cpu struct {
 	nextBuddy   *Task
 	lastBuddy   *Task
 	needResched bool
+	// EEVDF (era 6.6): Σ (v_i - min_vruntime)·w_i and Σ w_i over the
+	// tree (cfs_rq->avg_vruntime, avg_load).
+	avgVruntime int64
+	avgLoad     int64
 
 	// Progress of curr's current phase.
 	segStart int64
@@ -55,6 +59,10 @@ type cpu struct {
 	avgIdle            int64
 	maxIdleBalanceCost int64
 	avgScanCost        int64 // this CPU's sd_llc->avg_scan_cost
+	// v6.6 SIS_PROP's budget (era 6.6): rq->wake_avg_idle and the jiffy
+	// it was last aged at (rq->wake_stamp).
+	wakeAvgIdle int64
+	wakeStamp   int64
 
 	// PELT sums.
 	runnableLoad signal // Σ runnable tasks' load (cfs runnable_load_avg)
@@ -103,6 +111,7 @@ func newCPU(s *Sim, id int) *cpu {
 		pushTo:             -1,
 		rqLine:             line{owner: int32(id)},
 		avgIdle:            2 * mig,
+		wakeAvgIdle:        2 * mig,
 		maxIdleBalanceCost: mig,
 		idleTask:           &Task{ID: -1, Name: fmt.Sprintf("swapper/%d", id), lastWakee: -1, recentUsedCPU: -1},
 	}
@@ -547,6 +556,10 @@ func (s *Sim) holdIdle(c *cpu, prev *Task) {
 // pushCurr is the active-balance stopper: the task c just stopped running
 // moves to dst.
 func (s *Sim) pushCurr(c *cpu, t *Task, dst *cpu) {
+	if s.era == knob.Era66 {
+		s.pushCurr66(c, t, dst)
+		return
+	}
 	s.accountDequeue(c, t)
 	t.vruntime -= c.minVruntime
 	s.attachQueued(dst, t, c)
@@ -565,6 +578,7 @@ func (s *Sim) setCurr(c *cpu, t *Task) {
 	t.execStart = s.now
 	s.cfsListAdd(t)
 	t.prevSumExec = t.sumExec
+	t.pickDeadline = t.deadline
 	t.util.set(s.now, 1024)
 	c.util.set(s.now, 1024)
 	s.clearBuddies(c, t)

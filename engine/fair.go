@@ -51,6 +51,9 @@ func (s *Sim) updateCurr(c *cpu) {
 	s.chargeO1Slice(t, delta)
 	if t.state == TaskRunning {
 		t.vruntime += calcDeltaFair(delta, t.weight)
+		if s.era == knob.Era66 {
+			s.updateDeadline(c, t)
+		}
 		s.updateMinVruntime(c)
 	}
 }
@@ -58,6 +61,10 @@ func (s *Sim) updateCurr(c *cpu) {
 // updateMinVruntime keeps min_vruntime monotonic, following the smaller of
 // curr and the leftmost queued task.
 func (s *Sim) updateMinVruntime(c *cpu) {
+	if s.era == knob.Era66 {
+		s.updateMinVruntime66(c)
+		return
+	}
 	v := c.minVruntime
 	curr := c.curr
 	haveCurr := curr != nil && curr.state == TaskRunning
@@ -95,6 +102,9 @@ func (s *Sim) treeInsert(c *cpu, t *Task) {
 		i--
 	}
 	c.tree[i] = t
+	if s.era == knob.Era66 {
+		s.avgAdd(c, t)
+	}
 	s.updateConservation(c)
 }
 
@@ -104,6 +114,9 @@ func (s *Sim) treeRemove(c *cpu, t *Task) {
 			copy(c.tree[i:], c.tree[i+1:])
 			c.tree[len(c.tree)-1] = nil
 			c.tree = c.tree[:len(c.tree)-1]
+			if s.era == knob.Era66 {
+				s.avgSub(c, t)
+			}
 			s.updateConservation(c)
 			return
 		}
@@ -136,6 +149,10 @@ func (s *Sim) schedSlice(c *cpu, t *Task, onRq bool) int64 {
 // place is place_entity: new tasks start a vslice late (START_DEBIT),
 // sleepers get up to half a latency of credit (GENTLE_FAIR_SLEEPERS).
 func (s *Sim) place(c *cpu, t *Task, initial bool) {
+	if s.era == knob.Era66 {
+		s.place66(c, t, initial)
+		return
+	}
 	v := c.minVruntime
 	if initial && s.k.On(knob.START_DEBIT) {
 		v += calcDeltaFair(s.schedSlice(c, t, false), t.weight)
@@ -215,6 +232,10 @@ func (s *Sim) enqueueNew(c *cpu, t *Task) {
 		s.o1EnqueueNew(c, t)
 		return
 	}
+	if s.era == knob.Era66 {
+		s.enqueueNew66(c, t)
+		return
+	}
 	s.updateCurr(c)
 	t.vruntime += c.minVruntime
 	t.state = TaskRunnable
@@ -231,6 +252,10 @@ func (s *Sim) enqueueNew(c *cpu, t *Task) {
 func (s *Sim) enqueueWakeup(c *cpu, t *Task) {
 	if s.era == knob.EraO1 {
 		s.o1Activate(c, t)
+		return
+	}
+	if s.era == knob.Era66 {
+		s.enqueueWakeup66(c, t)
 		return
 	}
 	if t.cpu >= 0 && t.cpu != c.id {
@@ -250,6 +275,9 @@ func (s *Sim) enqueueWakeup(c *cpu, t *Task) {
 func (s *Sim) dequeueCurr(c *cpu, t *Task, state TaskState) {
 	s.settle(c)
 	s.updateCurr(c)
+	if s.era == knob.Era66 {
+		s.updateEntityLag(c, t)
+	}
 	s.clearBuddies(c, t)
 	s.accountDequeue(c, t)
 	if s.era == knob.EraO1 {
@@ -267,6 +295,10 @@ func (s *Sim) dequeueCurr(c *cpu, t *Task, state TaskState) {
 // normalising its vruntime to be relative to c's min_vruntime. payer is the
 // CPU doing the migration.
 func (s *Sim) detachQueued(c *cpu, t *Task, payer *cpu) {
+	if s.era == knob.Era66 {
+		s.detachQueued66(c, t, payer)
+		return
+	}
 	s.srqRemove(t, payer)
 	s.treeRemove(c, t)
 	s.clearBuddies(c, t)
@@ -277,6 +309,10 @@ func (s *Sim) detachQueued(c *cpu, t *Task, payer *cpu) {
 
 // attachQueued enqueues a migrated task on c.
 func (s *Sim) attachQueued(c *cpu, t *Task, payer *cpu) {
+	if s.era == knob.Era66 {
+		s.attachQueued66(c, t, payer)
+		return
+	}
 	s.updateCurr(c)
 	t.vruntime += c.minVruntime
 	t.state = TaskRunnable
@@ -391,6 +427,9 @@ func (s *Sim) pickNext(c *cpu) *Task {
 	if s.era == knob.EraO1 {
 		return s.o1Pick(c)
 	}
+	if s.era == knob.Era66 {
+		return s.pickNext66(c)
+	}
 	if len(c.tree) == 0 {
 		return nil
 	}
@@ -424,6 +463,9 @@ func (s *Sim) checkPreemptWakeup(c *cpu, p *Task) bool {
 	if s.era == knob.EraO1 {
 		return s.o1PreemptWakeup(c, p)
 	}
+	if s.era == knob.Era66 {
+		return s.checkPreemptWakeup66(c, p, false)
+	}
 	curr := c.curr
 	if curr == nil {
 		return true
@@ -450,6 +492,9 @@ func (s *Sim) checkPreemptWakeup(c *cpu, p *Task) bool {
 
 // checkPreemptTick is check_preempt_tick.
 func (s *Sim) checkPreemptTick(c *cpu) bool {
+	if s.era == knob.Era66 {
+		return false // v6.6 has no check_preempt_tick: update_curr's update_deadline reschedules
+	}
 	curr := c.curr
 	ideal := s.schedSlice(c, curr, true)
 	ran := curr.sumExec - curr.prevSumExec
@@ -484,7 +529,13 @@ func (s *Sim) checkPreemptNew(c *cpu, t *Task) {
 	if s.era == knob.EraO1 {
 		return // wake_up_forked_process makes no preemption check
 	}
-	if s.checkPreemptWakeup(c, t) {
+	preempt := false
+	if s.era == knob.Era66 {
+		preempt = s.checkPreemptWakeup66(c, t, true) // WF_FORK: no next buddy
+	} else {
+		preempt = s.checkPreemptWakeup(c, t)
+	}
+	if preempt {
 		c.needResched = true
 		s.kick(c, s.now)
 	}

@@ -14,7 +14,9 @@ import (
 //   - every runnable task is queued on exactly one runqueue, and only
 //     runnable tasks are queued, each on a CPU it is allowed on;
 //   - nr_running and the load weight match the queued and running tasks;
-//   - each runqueue is ordered by vruntime;
+//   - each runqueue is ordered by vruntime (in era 6.6 too: the EEVDF tree
+//     is ordered by vruntime, the deadline is only its augmentation), and in
+//     era 6.6 its avg_vruntime sums match the queued tasks;
 //   - an idle CPU with queued work has a pending kick (no lost wakeup);
 //   - busy + idle time equals elapsed time on every CPU, and the CPU time
 //     received by tasks equals the CPUs' busy time.
@@ -42,6 +44,11 @@ func (s *Sim) CheckInvariants() error {
 			}
 			if s.era != knob.EraO1 && i > 0 && entityBefore(t, c.tree[i-1]) {
 				return fmt.Errorf("cpu %d: runqueue out of vruntime order at %d", c.id, i)
+			}
+		}
+		if s.era == knob.Era66 {
+			if err := s.checkEEVDF(c); err != nil {
+				return err
 			}
 		}
 		if t := c.curr; t != nil {
@@ -132,6 +139,32 @@ func (s *Sim) CheckInvariants() error {
 	}
 	if execTotal != busyTotal {
 		return fmt.Errorf("tasks received %d ns of CPU but CPUs were busy %d ns", execTotal, busyTotal)
+	}
+	return nil
+}
+
+// checkEEVDF verifies c's EEVDF bookkeeping (era 6.6): the avg_vruntime
+// sums equal Σ (v_i - min_vruntime)·w_i and Σ w_i recomputed over the tree,
+// and the runnable entity (queued or curr) with the least vruntime is
+// eligible, so pick_eevdf always finds one.
+func (s *Sim) checkEEVDF(c *cpu) error {
+	var avg, load int64
+	for _, t := range c.tree {
+		avg += entityKey(c, t) * t.weight
+		load += t.weight
+	}
+	if avg != c.avgVruntime || load != c.avgLoad {
+		return fmt.Errorf("cpu %d: avg_vruntime %d avg_load %d, recomputed %d %d", c.id, c.avgVruntime, c.avgLoad, avg, load)
+	}
+	var left *Task
+	if len(c.tree) > 0 {
+		left = c.tree[0]
+	}
+	if curr := currOnRq(c); curr != nil && (left == nil || curr.vruntime < left.vruntime) {
+		left = curr
+	}
+	if left != nil && !s.entityEligible(c, left) {
+		return fmt.Errorf("cpu %d: the runnable task with the least vruntime, %s, is not eligible", c.id, left.Name)
 	}
 	return nil
 }

@@ -63,6 +63,7 @@ type Sim struct {
 	minGranNS    int64
 	wakeupGranNS int64
 	nrLatency    int64
+	baseSliceNS  int64 // EEVDF sysctl_sched_base_slice, scaled (era 6.6)
 	tickNS       int64
 	smtPresent   bool
 
@@ -200,6 +201,7 @@ func (s *Sim) computeTunables() {
 	s.minGranNS = factor * s.k.Get(knob.SchedMinGranularity)
 	s.wakeupGranNS = factor * s.k.Get(knob.SchedWakeupGranularity)
 	s.nrLatency = max(1, s.latencyNS/s.minGranNS)
+	s.baseSliceNS = factor * s.k.Get(knob.SchedBaseSlice)
 	s.tickNS = Second / s.k.Get(knob.HZ)
 }
 
@@ -529,6 +531,10 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 // vslice after pc's min_vruntime. The simulation does not model the
 // launcher that forked the benchmark, so it cannot have run ahead.
 func (s *Sim) forkVruntime(pc *cpu, t, parent *Task) {
+	if s.era == knob.Era66 {
+		s.forkVruntime66(pc, t, parent)
+		return
+	}
 	t.vruntime = 0
 	if parent != nil && pc.curr == parent && parent.state == TaskRunning {
 		s.updateCurr(pc)

@@ -277,6 +277,12 @@ type Task struct {
 	loadCPU       int    // CPU whose load_avg holds this task's load, or -1
 	cfsSeq        int64  // position in its runqueue's cfs_tasks list (higher = nearer the head)
 
+	// EEVDF (era 6.6, eevdf.go).
+	deadline     int64 // virtual deadline vd_i
+	slice        int64 // request size r_i (ns)
+	vlag         int64 // V - v_i saved at the last dequeue
+	pickDeadline int64 // deadline when last picked (set_next_entity's stash in vlag), for RUN_TO_PARITY
+
 	// Statistics.
 	migrations int64
 	wakeups    int64

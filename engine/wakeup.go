@@ -87,6 +87,9 @@ func (s *Sim) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
 	if s.era == knob.EraO1 {
 		return s.o1SelectTaskRq(p, this, cur, sync)
 	}
+	if s.era == knob.Era66 {
+		return s.selectTaskRq66(p, this, cur, sync)
+	}
 	d := &s.dec
 	*d = Decision{Time: s.now, Task: p.ID, Waker: cur.ID, WakerCPU: this, Sync: sync, SISLimit: math.MaxInt32}
 	if cur.ID < 0 {

@@ -263,6 +263,15 @@ func field(res *scenario.Result, r presets.MetricRef) (float64, error) {
 		return res.CPUBusyPct, nil
 	case "lock_wait_ms":
 		return float64(res.SharedRunq.LockWaitNS) / 1e6, nil
+	case "probes_per_wakeup":
+		return res.Search.ProbesPerWakeup, nil
+	case "migrations":
+		m := res.Migrations
+		return float64(m.SMT + m.LLC + m.CrossLLC + m.CrossSocket), nil
+	case "migrations_cross_llc":
+		// Every migration that leaves the LLC: to another LLC of the
+		// socket or to the other socket.
+		return float64(res.Migrations.CrossLLC + res.Migrations.CrossSocket), nil
 	}
 	return 0, fmt.Errorf("unknown field %q", r.Field)
 }

@@ -121,6 +121,7 @@ var MetricFields = []string{
 	"ops_s", "us_per_op", "completion_s", "req_p50", "req_p99", "req_p50_s",
 	"probes_mean", "probes_max", "placed_busy_pct", "placement_cv", "sis_calls",
 	"cpu_busy_pct", "lock_wait_ms",
+	"probes_per_wakeup", "migrations", "migrations_cross_llc",
 }
 
 // metricRef is ARM[/WORKLOAD]:FIELD, e.g. "C:p99" or "HT/0:completion_s".

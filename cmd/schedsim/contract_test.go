@@ -179,7 +179,7 @@ func TestFlagPlaceholders(t *testing.T) {
 	var rf runFlags
 	var a, b, format string
 	var pf reproduceFlags
-	sets := []*flag.FlagSet{runFlagSet(&rf), compareFlagSet(&runFlags{}, &a, &b), knobsFlagSet(&format), reproduceFlagSet(&pf), sweepFlagSet(&sweepFlags{})}
+	sets := []*flag.FlagSet{runFlagSet(&rf), compareFlagSet(&runFlags{}, &a, &b), knobsFlagSet(&format, new(string)), reproduceFlagSet(&pf), sweepFlagSet(&sweepFlags{})}
 	placeholder := regexp.MustCompile(`^[A-Z]([A-Z_=,]*[A-Z])?$`)
 	for _, fs := range sets {
 		fs.VisitAll(func(f *flag.Flag) {

@@ -27,20 +27,48 @@ func cmdPresets(args []string, w io.Writer) error {
 	return tw.Flush()
 }
 
-func knobsFlagSet(format *string) *flag.FlagSet {
+func knobsFlagSet(format, era *string) *flag.FlagSet {
 	fs := newFlagSet("knobs")
 	fs.StringVar(format, "format", "text", "output `FORMAT`: text (fits 100 columns), json (for tools), or markdown (the README's knob table)")
+	fs.StringVar(era, "era", "", "list only the knobs kernel `ERA` has (5.2, 2.6-o1, 6.6), with that era's defaults")
 	return fs
 }
 
+// knobRows is the knob table, or with an era only the knobs that era has,
+// each with its default there.
+func knobRows(era string) ([]knob.Def, []int64, error) {
+	var defs []knob.Def
+	var defaults []int64
+	if era == "" {
+		for _, d := range knob.Table() {
+			defs, defaults = append(defs, d), append(defaults, d.Default)
+		}
+		return defs, defaults, nil
+	}
+	e, err := knob.ParseEra(era)
+	if err != nil {
+		return nil, nil, usagef("--era: %v", err)
+	}
+	for _, d := range knob.Table() {
+		if ok, _ := knob.Exists(d.ID, e); ok {
+			defs, defaults = append(defs, d), append(defaults, knob.DefaultIn(d.ID, e))
+		}
+	}
+	return defs, defaults, nil
+}
+
 func cmdKnobs(args []string, w io.Writer) error {
-	var format string
-	if err := parseFlags(knobsFlagSet(&format), args, w, false); err != nil {
+	var format, era string
+	if err := parseFlags(knobsFlagSet(&format, &era), args, w, false); err != nil {
+		return err
+	}
+	defs, defaults, err := knobRows(era)
+	if err != nil {
 		return err
 	}
 	switch format {
 	case "markdown":
-		_, err := fmt.Fprint(w, knobMarkdown())
+		_, err := fmt.Fprint(w, knobMarkdownOf(defs, defaults))
 		return err
 	case "json":
 		type row struct {
@@ -52,8 +80,8 @@ func cmdKnobs(args []string, w io.Writer) error {
 			Doc     string `json:"doc"`
 		}
 		var rows []row
-		for _, d := range knob.Table() {
-			rows = append(rows, row{d.Name, fmt.Sprint(d.Kind), fmt.Sprint(d.Group), d.Format(d.Default), d.Allowed(), d.Doc})
+		for i, d := range defs {
+			rows = append(rows, row{d.Name, fmt.Sprint(d.Kind), fmt.Sprint(d.Group), d.Format(defaults[i]), d.Allowed(), d.Doc})
 		}
 		b, err := json.MarshalIndent(rows, "", "  ")
 		if err != nil {
@@ -71,13 +99,13 @@ func cmdKnobs(args []string, w io.Writer) error {
 	var head bytes.Buffer
 	tw := tabwriter.NewWriter(&head, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTYPE\tGROUP\tDEFAULT\tRANGE")
-	for _, d := range knob.Table() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Name, d.Kind, d.Group, d.Format(d.Default), d.Allowed())
+	for i, d := range defs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Name, d.Kind, d.Group, d.Format(defaults[i]), d.Allowed())
 	}
 	tw.Flush()
 	lines := strings.Split(strings.TrimSuffix(head.String(), "\n"), "\n")
 	fmt.Fprintln(bw, strings.TrimRight(lines[0], " "))
-	for i, d := range knob.Table() {
+	for i, d := range defs {
 		l := strings.TrimRight(lines[i+1], " ")
 		if len([]rune(l)) > 100 {
 			l = wrap(l, "", 99)
@@ -91,11 +119,16 @@ func cmdKnobs(args []string, w io.Writer) error {
 
 // knobMarkdown renders the knob table for the README.
 func knobMarkdown() string {
+	defs, defaults, _ := knobRows("")
+	return knobMarkdownOf(defs, defaults)
+}
+
+func knobMarkdownOf(defs []knob.Def, defaults []int64) string {
 	var b strings.Builder
 	b.WriteString("| knob | type | group | default | range | what it does |\n|---|---|---|---|---|---|\n")
-	for _, d := range knob.Table() {
+	for i, d := range defs {
 		esc := func(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", d.Name, d.Kind, d.Group, esc(d.Format(d.Default)), esc(d.Allowed()), esc(d.Doc))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", d.Name, d.Kind, d.Group, esc(d.Format(defaults[i])), esc(d.Allowed()), esc(d.Doc))
 	}
 	return b.String()
 }

@@ -198,8 +198,19 @@ func init() {
 	const o1Only = "an O(1) scheduler tunable: it exists only in era 2.6-o1 (CFS replaced the timeslices in v2.6.23)"
 	absent(Era52, o1Only, O1MinTimesliceMS, O1MaxTimesliceMS, O1StarvationLimitMS)
 	absent(Era66, o1Only, O1MinTimesliceMS, O1MaxTimesliceMS, O1StarvationLimitMS)
+	absent(Era66, "renamed sched_base_slice_ns in v6.6", SchedMinGranularity)
+	absent(Era66, "a 2019 select_idle_cpu proposal on v5.2; v6.6's select_idle_cpu has none of it", SIS_BOUND, SIS_ROTATE, SIS_TARGET_CORE)
+	absent(Era66, "a latency-nice proposal for CFS (2019-2023), not merged; v6.6 has EEVDF instead", LN_SEARCH, LN_PREEMPT, LN_SKIP_CORE)
+	// features.h at v6.6 still has SIS_PROP, off by default (a later kernel
+	// removed it); SIS_UTIL is on since v6.0.
 	eraDefault(Era66, SIS_PROP, 0)
 	eraDefault(Era66, SIS_UTIL, 1)
+
+	// The EEVDF features and base slice exist only from v6.6.
+	const eevdf = "an EEVDF feature, new in v6.6"
+	absent(Era52, eevdf, PLACE_LAG, PLACE_DEADLINE_INITIAL, RUN_TO_PARITY, SchedBaseSlice)
+	absent(Era52, "modelled for the v6.6 class only (v5.2's NEXT_BUDDY, also off by default, is not modelled)", NEXT_BUDDY)
+	absent(EraO1, eevdf, PLACE_LAG, PLACE_DEADLINE_INITIAL, RUN_TO_PARITY, SchedBaseSlice, NEXT_BUDDY)
 
 	// 2.6 O(1): none of CFS's features, the 2019 select_idle_sibling
 	// proposals, or the later wake_affine heuristics existed.

@@ -82,3 +82,38 @@ func TestEveryEraHasItsKnobsNamed(t *testing.T) {
 		t.Fatal("unknown era accepted")
 	}
 }
+
+// The EEVDF knobs exist only in era 6.6: era 5.2 (and 2.6-o1) refuse them
+// by name, and switching to 6.6 makes them settable with the v6.6
+// features.h defaults.
+func TestEEVDFKnobsOnlyIn66(t *testing.T) {
+	for _, name := range []string{"PLACE_LAG", "PLACE_DEADLINE_INITIAL", "RUN_TO_PARITY", "NEXT_BUDDY", "sched_base_slice_ns"} {
+		for _, era := range []string{"5.2", "2.6-o1"} {
+			v := Defaults()
+			if err := v.Set("era", era); err != nil {
+				t.Fatal(err)
+			}
+			val := "1" // absent features read as off: only "on" is refused
+			if name == "sched_base_slice_ns" {
+				val = "3000000"
+			}
+			err := v.Set(name, val)
+			if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), era) {
+				t.Errorf("era %s accepted %s=%s or did not name it: %v", era, name, val, err)
+			}
+		}
+	}
+	v := Defaults()
+	if err := v.Set("era", "6.6"); err != nil {
+		t.Fatal(err)
+	}
+	if !v.On(PLACE_LAG) || !v.On(PLACE_DEADLINE_INITIAL) || !v.On(RUN_TO_PARITY) || v.On(NEXT_BUDDY) || v.Get(SchedBaseSlice) != 750000 {
+		t.Fatalf("6.6 defaults: PLACE_LAG %v PLACE_DEADLINE_INITIAL %v RUN_TO_PARITY %v NEXT_BUDDY %v base slice %d",
+			v.On(PLACE_LAG), v.On(PLACE_DEADLINE_INITIAL), v.On(RUN_TO_PARITY), v.On(NEXT_BUDDY), v.Get(SchedBaseSlice))
+	}
+	for _, name := range []string{"sched_min_granularity_ns", "SIS_BOUND", "LN_PREEMPT"} {
+		if err := v.Set(name, "1000000"); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("6.6 accepted %s: %v", name, err)
+		}
+	}
+}

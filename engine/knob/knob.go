@@ -59,14 +59,9 @@ type Values struct {
 	v [numKnobs]int64
 }
 
-// Defaults returns every knob at its table default.
-func Defaults() Values {
-	var v Values
-	for i := range table {
-		v.v[i] = table[i].Default
-	}
-	return v
-}
+// Defaults returns every knob at its default in the default era, 5.2: the
+// table default, or what a knob 5.2 lacks reads as.
+func Defaults() Values { return DefaultsFor(Era52) }
 
 // Get returns the raw value of id.
 func (v *Values) Get(id ID) int64 { return v.v[id] }

@@ -28,6 +28,11 @@ const (
 	GENTLE_FAIR_SLEEPERS
 	START_DEBIT
 	WAKEUP_PREEMPTION
+	// EEVDF features (v6.6 kernel/sched/features.h).
+	PLACE_LAG
+	PLACE_DEADLINE_INITIAL
+	RUN_TO_PARITY
+	NEXT_BUDDY
 	// Model switches.
 	LB_PERIODIC
 	LB_NEWIDLE
@@ -39,6 +44,7 @@ const (
 	SchedLatency
 	SchedMinGranularity
 	SchedWakeupGranularity
+	SchedBaseSlice
 	SchedMigrationCost
 	SchedNrMigrate
 	TunableScaling
@@ -145,6 +151,14 @@ var table = [numKnobs]Def{
 		Doc: "a new task starts one vslice after min_vruntime — kernel"},
 	WAKEUP_PREEMPTION: {Name: "WAKEUP_PREEMPTION", Kind: Bool, Group: Feature, Default: 1, Max: 1,
 		Doc: "a woken task preempts the current one when its vruntime leads by more than the wakeup granularity — kernel"},
+	PLACE_LAG: {Name: "PLACE_LAG", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "EEVDF: a task enqueued (wakeup, migration) keeps the lag it had when dequeued, inflated by (W+w)/W so it survives its own effect on avg_vruntime; off: placed at avg_vruntime (zero lag) — v6.6"},
+	PLACE_DEADLINE_INITIAL: {Name: "PLACE_DEADLINE_INITIAL", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "EEVDF: task_fork_fair gives a new task half a slice to its first deadline (v6.6's wake_up_new_task then re-places it without ENQUEUE_INITIAL, which undoes it) — v6.6"},
+	RUN_TO_PARITY: {Name: "RUN_TO_PARITY", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "EEVDF: once picked, curr keeps the CPU while it is eligible and has not used up the slice it was picked with (no wakeup preemption before) — v6.6"},
+	NEXT_BUDDY: {Name: "NEXT_BUDDY", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "EEVDF: a non-fork wakee becomes the next buddy and is picked next if eligible, preempting or not — v6.6 (default off)"},
 	LB_PERIODIC: {Name: "LB_PERIODIC", Kind: Bool, Group: Model, Default: 1, Max: 1,
 		Doc: "periodic load balance per domain at the kernel's intervals (and NOHZ idle balance on behalf of idle CPUs)"},
 	LB_NEWIDLE: {Name: "LB_NEWIDLE", Kind: Bool, Group: Model, Default: 1, Max: 1,
@@ -164,6 +178,8 @@ var table = [numKnobs]Def{
 		Doc: "minimum slice before tick preemption, before scaling — kernel 0.75 ms"},
 	SchedWakeupGranularity: {Name: "sched_wakeup_granularity_ns", Kind: Int, Group: Tunable, Default: 1 * ms, Min: 0, Max: 1000 * ms, Unit: "ns",
 		Doc: "vruntime lead a wakee needs to preempt, before scaling — kernel 1 ms"},
+	SchedBaseSlice: {Name: "sched_base_slice_ns", Kind: Int, Group: Tunable, Default: 750 * us, Min: 100 * us, Max: 1000 * ms, Unit: "ns",
+		Doc: "EEVDF request size r_i: a task's virtual deadline is vruntime + slice/weight, before scaling by 1+ilog2(min(ncpus,8)) — kernel 0.75 ms (v6.6)"},
 	SchedMigrationCost: {Name: "sched_migration_cost_ns", Kind: Int, Group: Tunable, Default: 500 * us, Min: 0, Max: 1000 * ms, Unit: "ns",
 		Doc: "tasks that ran more recently than this are cache-hot for the balancer; newidle balance needs avg_idle above it — kernel 500 us"},
 	SchedNrMigrate: {Name: "sched_nr_migrate", Kind: Int, Group: Tunable, Default: 32, Min: 1, Max: 1024,

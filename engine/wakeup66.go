@@ -1,0 +1,318 @@
+package engine
+
+import (
+	"math"
+
+	"schedplay/engine/knob"
+	"schedplay/engine/machine"
+)
+
+// The wakeup path of era 6.6 (kernel/sched/fair.c at v6.6, read at the
+// 6.6.57 stable tag): select_task_rq_fair, wake_affine, select_idle_sibling,
+// select_idle_cpu with select_idle_core folded into its scan, and
+// select_idle_smt as brought back in 2021 (v5.16: the idle siblings of prev
+// when the LLC has no idle core). selectTaskRq dispatches here at its top.
+//
+// What changed since v5.2, as modelled:
+//   - recent_used_cpu: select_idle_sibling sets p->recent_used_cpu = prev
+//     on every pass that reaches it (v5.13), and select_task_rq_fair no
+//     longer stores the waker's CPU in current->recent_used_cpu.
+//   - a per-CPU kthread waking a task whose prev is the kthread's CPU, with
+//     at most one task running there, stacks the wakee on prev (v5.10; the
+//     engine reports it as stage "prev").
+//   - has_idle_cores is read once: if set, select_idle_cpu scans core by
+//     core (select_idle_core) with no depth limit, remembering the first
+//     idle thread it meets, and clears the hint if no whole core is idle;
+//     if clear, select_idle_smt first tries prev's siblings (when prev
+//     shares the target's LLC), then select_idle_cpu scans CPU by CPU with
+//     the SIS_UTIL (or SIS_PROP) depth.
+//   - SIS_UTIL is on and SIS_PROP off by default; SIS_PROP, if switched on,
+//     budgets with rq->wake_avg_idle (half of avg_idle at each wakeup of an
+//     idle CPU, halved every jiffy, reduced by the scan time), not avg_idle.
+//   - wake_affine_idle also returns prev when prev is idle; wake_affine_weight
+//     compares cpu_load() (the runqueue's load_avg, blocked load included)
+//     instead of v5.2's runnable_load_avg.
+// Not modelled: asymmetric CPU capacity (select_idle_capacity), energy-aware
+// placement, SCHED_IDLE CPUs (sched_idle_cpu), core scheduling cookies,
+// WF_CURRENT_CPU, cluster domains.
+
+// selectTaskRq66 is select_task_rq_fair of v6.6 for a wakeup (WF_TTWU).
+func (s *Sim) selectTaskRq66(p *Task, this int, cur *Task, sync bool) *Decision {
+	d := &s.dec
+	*d = Decision{Time: s.now, Task: p.ID, Waker: cur.ID, WakerCPU: this, Sync: sync, SISLimit: math.MaxInt32}
+	if cur.ID < 0 {
+		d.Waker = -1
+	}
+	s.probeBuf = s.probeBuf[:0]
+	s.scanner, s.scanCost = this, 0
+	prev := p.cpu
+	if prev < 0 {
+		prev = this
+	}
+	d.Prev = prev
+	if p.nrAllowed == 1 {
+		// select_task_rq (core.c): the class hook runs only when
+		// p->nr_cpus_allowed > 1.
+		c := p.allowed.First()
+		d.Target, d.Chosen, d.Stage = c, c, StagePinned
+		d.ChosenIdle = s.cpus[c].idle()
+		d.Probes = s.probeBuf
+		s.stats.pinnedWakeups++
+		return d
+	}
+
+	s.recordWakee(cur, p)
+	d.WakeWide = s.wakeWide(cur, p, this)
+	wantAffine := !d.WakeWide && p.allowed.Test(this)
+	d.WantAffine = wantAffine
+	newCPU := prev
+	for _, dom := range s.topo.Domains[this] {
+		if !wantAffine {
+			break
+		}
+		if dom.Span.Test(prev) {
+			if this != prev {
+				newCPU = s.wakeAffine66(dom, p, this, prev, sync, cur)
+			}
+			break
+		}
+	}
+	d.Target = newCPU
+	chosen, stage := s.selectIdleSibling66(p, prev, newCPU, cur, d)
+	if !p.allowed.Test(chosen) {
+		chosen = s.fallbackCPU(p, chosen)
+		stage = StageFallback
+	}
+	d.Chosen, d.Stage = chosen, stage
+	d.ChosenIdle = s.cpus[chosen].idle()
+	d.Probes = s.probeBuf
+	d.Cost = s.scanCost
+	s.stats.recordDecision(d)
+	s.trace.add(d)
+	s.rememberDecision(d)
+	if s.hooks.OnWakeup != nil {
+		s.hooks.OnWakeup(d)
+	}
+	return d
+}
+
+// wakeAffine66 is wake_affine of v6.6: wake_affine_idle, then
+// wake_affine_weight; prev unless one of them chose this.
+func (s *Sim) wakeAffine66(dom *machine.Domain, p *Task, this, prev int, sync bool, cur *Task) int {
+	target := -1
+	if s.k.On(knob.WA_IDLE) {
+		target = s.wakeAffineIdle66(this, prev, sync)
+	}
+	if s.k.On(knob.WA_WEIGHT) && target < 0 {
+		target = s.wakeAffineWeight66(dom, p, this, prev, sync, cur)
+	}
+	if target != this {
+		return prev
+	}
+	return this
+}
+
+// wakeAffineIdle66 is wake_affine_idle of v6.6: as v5.2, plus "prev is
+// idle: stay there".
+func (s *Sim) wakeAffineIdle66(this, prev int, sync bool) int {
+	if s.cpus[this].idle() && s.topo.ShareCache(this, prev) {
+		if s.cpus[prev].idle() {
+			return prev
+		}
+		return this
+	}
+	if sync && s.cpus[this].nr == 1 {
+		return this
+	}
+	if s.cpus[prev].idle() {
+		return prev
+	}
+	return -1
+}
+
+// wakeAffineWeight66 is wake_affine_weight of v6.6: cpu_load() is the
+// runqueue's load_avg (cfs_rq->avg.load_avg, blocked tasks' decaying load
+// included), task_h_load the task's load_avg.
+func (s *Sim) wakeAffineWeight66(dom *machine.Domain, p *Task, this, prev int, sync bool, cur *Task) int {
+	thisEff := s.cpus[this].loadAvg.at(s.now)
+	if sync {
+		curLoad := int64(0)
+		if cur.ID >= 0 {
+			curLoad = cur.load.at(s.now)
+		}
+		if curLoad > thisEff {
+			return this
+		}
+		thisEff -= curLoad
+	}
+	tl := p.load.avg
+	thisEff += tl
+	if s.k.On(knob.WA_BIAS) {
+		thisEff *= 100
+	}
+	thisEff *= 1024 // capacity_of(prev)
+	prevEff := s.cpus[prev].loadAvg.at(s.now) - tl
+	if s.k.On(knob.WA_BIAS) {
+		prevEff *= 100 + (dom.ImbalancePct-100)/2
+	}
+	prevEff *= 1024 // capacity_of(this)
+	if sync {
+		prevEff++
+	}
+	if thisEff < prevEff {
+		return this
+	}
+	return -1
+}
+
+// selectIdleSibling66 is select_idle_sibling of v6.6 (symmetric capacity).
+func (s *Sim) selectIdleSibling66(p *Task, prev, target int, cur *Task, d *Decision) (int, Stage) {
+	if s.probe(target) {
+		return target, StageTarget
+	}
+	if prev != target && s.topo.ShareCache(prev, target) && s.probe(prev) {
+		return prev, StagePrev
+	}
+	// A per-CPU kthread (in task context, not an interrupt) that woke a
+	// task last run on its own CPU, where nothing else runs: stack them.
+	this := d.WakerCPU
+	if cur.ID >= 0 && cur.Kthread() && cur.nrAllowed == 1 && prev == this && s.cpus[this].nr <= 1 {
+		return prev, StagePrev
+	}
+	r := p.recentUsedCPU
+	p.recentUsedCPU = prev
+	if r >= 0 && r != prev && r != target && s.topo.ShareCache(r, target) && s.probe(r) && p.allowed.Test(r) {
+		return r, StageRecent
+	}
+	li := s.topo.LLCDomainIdx[target]
+	if li < 0 {
+		return target, StageNoLLC
+	}
+	llc := s.topo.Domains[target][li]
+	hasIdleCore := false
+	if s.smtPresent {
+		hasIdleCore = s.k.On(knob.SIS_CORE) && s.llcs[s.topo.LLC[target]].hasIdleCores
+		if !hasIdleCore && s.topo.ShareCache(prev, target) {
+			if c := s.selectIdleSMT66(p, llc, prev); c >= 0 {
+				return c, StageIdleSMT
+			}
+		}
+	}
+	if c, st := s.selectIdleCPU66(p, llc, hasIdleCore, target, d); c >= 0 {
+		return c, st
+	}
+	return target, StageBusyTarget
+}
+
+// selectIdleSMT66 is select_idle_smt of v5.16+: an idle allowed sibling of
+// cpu (prev, in select_idle_sibling) other than cpu itself, within the LLC.
+func (s *Sim) selectIdleSMT66(p *Task, llc *machine.Domain, cpu int) int {
+	for _, c := range s.topo.CoreCPUs[s.topo.Core[cpu]] {
+		if c == cpu || !p.allowed.Test(c) || !llc.Span.Test(c) {
+			continue
+		}
+		if s.probe(c) {
+			return c
+		}
+	}
+	return -1
+}
+
+// selectIdleCPU66 is select_idle_cpu of v6.6. It returns the CPU found and
+// the stage to report: a whole idle core (select_idle_core), or an idle CPU.
+func (s *Sim) selectIdleCPU66(p *Task, llc *machine.Domain, hasIdleCore bool, target int, d *Decision) (int, Stage) {
+	this := d.WakerCPU
+	wc := s.cpus[this]
+	cpus := s.scanMask
+	cpus.And(llc.Span, p.allowed)
+	nr := int64(math.MaxInt32)
+	prop := false
+	if s.k.On(knob.SIS_PROP) && !hasIdleCore {
+		if s.topo.LLCDomainIdx[this] < 0 {
+			return -1, StageBusyTarget
+		}
+		prop = true
+		// "If we're busy, the assumption that the last idle period
+		// predicts the future is flawed": halve wake_avg_idle per jiffy.
+		now := s.now / s.tickNS
+		for wc.wakeStamp < now && wc.wakeAvgIdle > 0 {
+			wc.wakeStamp++
+			wc.wakeAvgIdle >>= 1
+		}
+		if wc.wakeStamp < now {
+			wc.wakeStamp = now
+		}
+		avgCost := wc.avgScanCost + 1
+		spanAvg := int64(llc.Span.Weight()) * wc.wakeAvgIdle
+		if spanAvg > 4*avgCost {
+			nr = spanAvg / avgCost
+		} else {
+			nr = 4
+		}
+	}
+	if s.k.On(knob.SIS_UTIL) {
+		nr = s.llcs[s.topo.LLC[target]].nrIdleScan + 1
+		if nr == 1 {
+			d.SISLimit = 1
+			return -1, StageBusyTarget // the LLC is judged overloaded
+		}
+	}
+	d.SISCalled = true
+	if !hasIdleCore {
+		d.SISLimit = int(min(nr, math.MaxInt32))
+	}
+	scanStart := s.scanCost
+	idleCPU := -1
+	probes := 0
+	it := cpus.IterWrap(target + 1)
+	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		if hasIdleCore {
+			// select_idle_core: every thread of c's core; the first idle
+			// allowed one is remembered in case no whole core is idle.
+			idle := true
+			for _, t := range s.topo.CoreCPUs[s.topo.Core[c]] {
+				probes++
+				if !s.probe(t) {
+					idle = false
+					if idleCPU == -1 {
+						continue
+					}
+					break
+				}
+				if idleCPU == -1 && cpus.Test(t) {
+					idleCPU = t
+				}
+			}
+			if idle {
+				d.SISProbes = probes
+				return c, StageIdleCore
+			}
+			for _, t := range s.topo.CoreCPUs[s.topo.Core[c]] {
+				cpus.Clear(t)
+			}
+			continue
+		}
+		nr--
+		if nr == 0 {
+			d.SISProbes, d.SISCutShort = probes, true
+			// The kernel returns before its SIS_PROP bookkeeping.
+			return -1, StageBusyTarget
+		}
+		probes++
+		if s.probe(c) {
+			idleCPU = c
+			break
+		}
+	}
+	d.SISProbes = probes
+	if hasIdleCore {
+		s.llcs[s.topo.LLC[target]].hasIdleCores = false
+		s.stats.idleCoreCleared++
+	}
+	if prop {
+		t := s.scanCost - scanStart
+		wc.wakeAvgIdle -= min(wc.wakeAvgIdle, t)
+		wc.avgScanCost += (t - wc.avgScanCost) / 8
+	}
+	return idleCPU, StageIdleCPU
+}
