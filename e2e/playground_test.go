@@ -198,6 +198,18 @@ func TestPlayground(t *testing.T) {
 		_, png := p.screenshot()
 		p.saveScreenshot("schedplay-e2e-ab.png", png)
 
+		// Eras per arm: arm B on 6.6 (EEVDF). The knobs 6.6 lacks go
+		// from B's settings and are greyed out in B's column only.
+		p.do("pick era 6.6 for arm B", chromedp.Evaluate[chromedp.Void](
+			`(() => { const s = document.querySelector('#knobs select[data-knob="era"][data-arm="b"]'); s.value = "6.6"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`))
+		p.waitFor("b.era=6.6 in the link and both arms running", `/[#&]b\.era=6\.6(&|$)/.test(location.hash) && sim.state().building === null &&
+			sim.state().arms.length >= 2 && sim.state().arms[1].wakeups > 0`, 30*time.Second)
+		p.waitFor("GENTLE_FAIR_SLEEPERS greyed out for arm B only", `document.querySelector('#knobs input[data-knob="GENTLE_FAIR_SLEEPERS"][data-arm="b"]').disabled &&
+			!document.querySelector('#knobs input[data-knob="GENTLE_FAIR_SLEEPERS"][data-arm="a"]').disabled`, 5*time.Second)
+		if st := p.state(); st.KnobsB["SIS_BOUND"] != "" {
+			t.Errorf("arm B kept SIS_BOUND=%s, which era 6.6 does not have", st.KnobsB["SIS_BOUND"])
+		}
+
 		// The workload editor reports a bad spec next to itself.
 		p.do("type a bad workload", chromedp.Evaluate[chromedp.Void](
 			`(() => { const i = document.querySelector("#workloads .workload input"); i.value = "schbench:zz=1"; i.dispatchEvent(new Event("input")); i.dispatchEvent(new Event("change")); })()`))

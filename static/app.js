@@ -26,6 +26,7 @@
   let localError = "";     // the last error a setter returned
   let dismissedError = ""; // the banner text the user hid
   let knobDefs = [];
+  let knobIndex = {};       // knob name -> its definition
   let kinds = {};          // workload kind name -> {Name, Doc, Keys}
   let presetInfo = {};     // preset option value -> {Name, Kind, Title}
   let defaults = {};       // knob name -> value before any setting, for this machine
@@ -374,6 +375,7 @@
 
   function initPanel() {
     knobDefs = api("knobs") || [];
+    for (const d of knobDefs) knobIndex[d.Name] = d;
     for (const k of api("workloadKinds") || []) kinds[k.Name] = k;
     buildSpeed();
     buildPresets(api("presets") || []);
@@ -964,19 +966,28 @@
     setIfIdle($("ab"), !!s.ab);
 
     // Knob defaults depend on the machine (its costs).
+    // and on the arm's era (each era has its own defaults and knobs).
     const key = `${s.preset}|${s.machine}|${s.cpus}|${machineParam(s.link)}`;
     if (key !== defaultsKey) {
-      defaults = api("machineDefaults") || {};
+      defaults = {};
       defaultsKey = key;
     }
+    const eraDefaults = (era) => (defaults[era] = defaults[era] || api("machineDefaults", era) || {});
     if (knobsBuiltFor !== !!s.ab) buildKnobs(!!s.ab);
     for (const c of $("knobs").querySelectorAll("[data-knob][data-arm]")) {
       const name = c.dataset.knob;
       const set = c.dataset.arm === "b" ? (s.knobsB || {}) : (s.knobs || {});
+      const era = set.era || "5.2";
       const has = Object.prototype.hasOwnProperty.call(set, name);
-      const v = has ? set[name] : (defaults[name] ?? "");
+      const v = has ? set[name] : (eraDefaults(era)[name] ?? "");
       setIfIdle(c, c.type === "checkbox" ? isTrue(v) : String(v));
       c.parentElement.classList.toggle("changed", has);
+      // A knob the arm's era does not have is greyed out, saying why.
+      const def = knobIndex[name];
+      const why = def && def.Missing ? def.Missing[era] : "";
+      c.disabled = !!why;
+      c.parentElement.classList.toggle("absent", !!why);
+      c.parentElement.title = why ? `not in era ${era}: ${why}` : "";
     }
     for (const row of $("knobs").querySelectorAll("tr[data-knob]")) {
       row.classList.toggle("changed", !!row.querySelector("td.changed"));

@@ -555,24 +555,39 @@ func installAPI() {
 			type row struct {
 				Name, Kind, Group, Default, Allowed, Unit, Doc, Source string
 				Values                                                 []string
+				// Missing: era name -> why the knob does not exist there.
+				Missing map[string]string
 			}
 			var out []row
 			for _, d := range knob.Table() {
-				out = append(out, row{d.Name, d.Kind.String(), string(d.Group), d.Format(d.Default), d.Allowed(), d.Unit, d.Doc, playground.KnobSource(&d), d.Values})
+				r := row{d.Name, d.Kind.String(), string(d.Group), d.Format(d.Default), d.Allowed(), d.Unit, d.Doc, playground.KnobSource(&d), d.Values, map[string]string{}}
+				for _, e := range knob.Eras() {
+					if ok, why := knob.Exists(d.ID, e); !ok {
+						r.Missing[e.String()] = why
+					}
+				}
+				out = append(out, r)
 			}
 			return toJS(out)
 		}),
-		"machineDefaults": fn("machineDefaults", func([]js.Value) any {
+		"machineDefaults": fn("machineDefaults", func(a []js.Value) any {
 			// knob values in effect for the current machine before any
-			// setting: the table's, with the machine's costs.
+			// setting: the era's (argument 0, default 5.2), with the
+			// machine's costs.
 			st := app.State()
 			spec, err := st.MachineSpec()
 			if err != nil {
 				return toJS(map[string]string{})
 			}
+			era := knob.Era52
+			if e := arg(a, 0); e.Type() == js.TypeString {
+				if x, err := knob.ParseEra(e.String()); err == nil {
+					era = x
+				}
+			}
 			out := map[string]string{}
 			for _, d := range knob.Table() {
-				v := d.Default
+				v := knob.DefaultIn(d.ID, era)
 				if c, ok := spec.Costs[d.Name]; ok {
 					v = c
 				}
@@ -621,7 +636,25 @@ func installAPI() {
 				if armName == "b" || armName == "B" {
 					m = st.KnobsB
 				}
-				defaults := machineDefault(st, d.Name)
+				era := knob.Era52
+				if e, ok := m["era"]; ok {
+					era, _ = knob.ParseEra(e)
+				}
+				if id == knob.EraKnob {
+					// A new era: the settings it has no knob for go
+					// (the panel greys those rows out).
+					era, _ = knob.ParseEra(val)
+					for name := range m {
+						if kid, ok := knob.Lookup(name); ok {
+							if ok, _ := knob.Exists(kid, era); !ok {
+								delete(m, name)
+							}
+						}
+					}
+				} else if ok, why := knob.Exists(id, era); !ok {
+					return fmt.Errorf("knob %s does not exist in era %s: %s", d.Name, era, why)
+				}
+				defaults := machineDefault(st, d.Name, era)
 				if x, _ := d.Parse(val); d.Format(x) == defaults {
 					delete(m, d.Name)
 				} else {
@@ -850,10 +883,13 @@ func installAPI() {
 	js.Global().Set("sim", js.ValueOf(api))
 }
 
-func machineDefault(st *playground.State, name string) string {
+func machineDefault(st *playground.State, name string, era knob.Era) string {
 	id, _ := knob.Lookup(name)
 	d := knob.ByID(id)
-	v := d.Default
+	v := knob.DefaultIn(id, era)
+	if id == knob.EraKnob {
+		v = d.Default
+	}
 	if spec, err := st.MachineSpec(); err == nil {
 		if c, ok := spec.Costs[d.Name]; ok {
 			v = c
