@@ -225,6 +225,14 @@ func (l *DecisionLog) format(x *rawDecision) LoggedDecision {
 	}
 	o.Affine, o.AffineWhy = affine(d)
 	o.Stages, o.Probes = l.stages(x)
+	// A decision without stages or probes (an era whose wakeup path did
+	// not search) is written as [] rather than null for the page.
+	if o.Stages == nil {
+		o.Stages = []Tried{}
+	}
+	if o.Probes == nil {
+		o.Probes = []Probed{}
+	}
 	return o
 }
 

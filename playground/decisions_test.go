@@ -1,7 +1,9 @@
 package playground
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,5 +89,34 @@ func TestDecisionLogHooksDoNotAllocate(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per run of the hooks", allocs)
+	}
+}
+
+// A wakeup on the O(1) era's uniprocessor does no search: its logged
+// decision still carries empty (not null) stages and probes.
+func TestDecisionWithoutSearchHasEmptyLists(t *testing.T) {
+	st, err := Parse("preset=p4-up-1c-1t&w=pipe:l=50&era=2.6-o1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := BuildArm(st, 0, nil, func(time.Duration, bool) {}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Attach(a.Sim)
+	for a.Sim.Now() < 20*engine.Millisecond && a.Sim.Step() {
+	}
+	logs := l.Last(LogSize)
+	if len(logs) == 0 {
+		t.Fatal("no decisions logged")
+	}
+	for _, d := range logs {
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"probes":null`) || strings.Contains(string(b), `"stages":null`) {
+			t.Fatalf("decision written with null lists: %s", b)
+		}
 	}
 }

@@ -1252,7 +1252,10 @@
     }
     if (decArm >= arms.length) decArm = 0;
     if (sel.value !== String(decArm)) sel.value = String(decArm);
-    const log = (arms[decArm] && arms[decArm].log) || [];
+    // Stages and probes may be missing (an era whose wakeup path did not
+    // search): read them as empty.
+    const log = ((arms[decArm] && arms[decArm].log) || []).map((x) =>
+      Object.assign(x, { probes: x.probes || [], stages: x.stages || [] }));
     $("decisions-count").textContent = log.length ? `(last ${log.length}, newest first)` : "";
     const items = log.slice().reverse().map((x) => el("li", {
       value: x.n, dataset: { n: String(x.n) }, class: x.n === decSel ? "sel" : "",
