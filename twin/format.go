@@ -81,7 +81,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		if re.Error != "" {
 			fmt.Fprintf(&b, "%s:   real run failed: %s\n", br.Bench, re.Error)
 		}
-		fmt.Fprintf(&b, "%s: simulated: --workload %s --seed %d [%.3g s simulated in %.2f s wall]\n", br.Bench, br.Sim.Workload, br.Sim.Seed, br.Sim.DurationS, br.Sim.WallS)
+		fmt.Fprintf(&b, "%s: simulated: --workload %s --seed %d [%.3g s simulated in %.2f s wall; %d IPIs, CPUs %.0f%% busy]\n",
+			br.Bench, br.Sim.Workload, br.Sim.Seed, br.Sim.DurationS, br.Sim.WallS, br.Sim.IPIsSent, br.Sim.CPUBusyPct)
 		if br.Sim.Error != "" {
 			fmt.Fprintf(&b, "%s:   simulated run failed: %s\n", br.Bench, br.Sim.Error)
 		}

@@ -158,7 +158,12 @@ type Sim struct {
 	Seed      uint64  `json:"seed"`
 	DurationS float64 `json:"duration_s"` // simulated time reached
 	WallS     float64 `json:"wall_s"`
-	Error     string  `json:"error,omitempty"`
+	// IPIsSent counts the simulated cross-CPU wakeups that sent an IPI,
+	// and CPUBusyPct the machine's busy share: together they say whether
+	// the simulated tasks ran apart (IPIs, wake costs) or together.
+	IPIsSent   int64   `json:"ipis_sent"`
+	CPUBusyPct float64 `json:"cpu_busy_pct"`
+	Error      string  `json:"error,omitempty"`
 }
 
 // Metric is one figure, real and simulated; a side that has no figure is
@@ -214,6 +219,11 @@ func Run(ctx context.Context, spec *machine.Spec, preset Preset, host Host, opt 
 	}
 	if preset.Source == "detected-quick" {
 		rep.Notes = append(rep.Notes, "--quick: the preset's costs are the knob defaults, not this machine's (run without --quick to measure them)")
+	}
+	for _, n := range spec.Notes {
+		if strings.HasPrefix(n, "measured: pipe round trip") {
+			rep.Notes = append(rep.Notes, "preset "+n)
+		}
 	}
 	if spec.NumCPUs() != rep.Host.CPUs {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the preset has %d CPUs and this machine %d: the two columns run on different machines", spec.NumCPUs(), rep.Host.CPUs))
@@ -441,6 +451,8 @@ func simulate(ctx context.Context, spec *machine.Spec, wl string, dur int64, opt
 	out.WallS = time.Since(start).Seconds()
 	if res != nil {
 		out.DurationS = res.DurationS
+		out.IPIsSent = res.Hardware.IPIsSent
+		out.CPUBusyPct = res.CPUBusyPct
 	}
 	switch {
 	case errors.Is(err, scenario.ErrInterrupted) && ctx.Err() == nil:

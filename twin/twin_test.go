@@ -75,7 +75,7 @@ func TestRunWithPerf(t *testing.T) {
 			if m.Real == nil || *m.Real != w {
 				t.Errorf("%s %s: real %v, want %v", br.Bench, m.Metric, m.Real, w)
 			}
-			if !finitePositive(m.Sim) || !finitePositive(m.Ratio) || math.Abs(*m.Ratio-*m.Sim / *m.Real) > 1e-12 {
+			if !finitePositive(m.Sim) || !finitePositive(m.Ratio) || math.Abs(*m.Ratio - *m.Sim / *m.Real) > 1e-12 {
 				t.Errorf("%s %s: sim %v ratio %v", br.Bench, m.Metric, m.Sim, m.Ratio)
 			}
 		}
@@ -210,7 +210,7 @@ func TestReportJSONSchema(t *testing.T) {
 	keys("benchmark", bs[0], "bench", "real", "sim", "metrics")
 	b0 := bs[0].(map[string]any)
 	keys("real", b0["real"], "runner", "command", "mode", "wall_s")
-	keys("sim", b0["sim"], "workload", "seed", "duration_s", "wall_s")
+	keys("sim", b0["sim"], "workload", "seed", "duration_s", "wall_s", "ipis_sent", "cpu_busy_pct")
 	ms := b0["metrics"].([]any)
 	keys("metric", ms[0], "metric", "unit", "real", "sim", "ratio", "better")
 	if r := ms[0].(map[string]any)["ratio"]; r != 0.5 {
