@@ -5,7 +5,7 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # serve: where the dev server listens (make serve ADDR=0.0.0.0:9000).
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: test vet unit wasm wasm-build wasm-test e2e reproduce-quick bench bench-page bench-wasm serve reproduce fuzz fuzz-short
+.PHONY: test vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-page bench-wasm serve reproduce fuzz fuzz-short
 
 ## test: everything CI runs (vet, unit tests, the browser build, the
 ## engine's tests compiled to WebAssembly and run under Node, the browser
@@ -52,6 +52,18 @@ wasm-test:
 # size; fails when a target not marked known_fail fails.
 reproduce-quick:
 	$(GO) run ./cmd/schedsim reproduce --quick
+
+## twin: the real scheduler benchmarks (perf bench sched pipe and
+## messaging, schbench when installed, else built-in equivalents on OS
+## threads) beside the simulated ones on this machine's preset, with the
+## ratio sim/real (README, "Your machine"). --quick: topology detected,
+## costs not measured. Not part of make test. It fails only when the verb
+## crashes or no benchmark gave both figures, never on a ratio: CI records
+## the table. TWIN_FLAGS adds flags, e.g.
+## make twin TWIN_FLAGS="--format json --out twin.json --force".
+TWIN_FLAGS ?=
+twin:
+	$(GO) run ./cmd/schedsim twin --quick $(TWIN_FLAGS)
 
 ## reproduce: the validation targets at full size (seed figures beside
 ## simulated ones).

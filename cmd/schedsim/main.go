@@ -77,6 +77,11 @@ verbs:
   machine detect [-o FILE] [--force] [--quick] [--sysfs DIR]
                           describe this machine as a preset (topology from sysfs, costs
                           measured on pinned threads; --quick skips the measurements)
+  twin [--machine-file FILE | --quick] [--bench pipe,messaging,schbench] [--loops N]
+       [--format text|json] [--out FILE]
+                          run the real benchmark (perf bench sched pipe/messaging,
+                          schbench, or a built-in equivalent) and the simulated one on
+                          this machine's preset: both side by side, ratio sim/real
 
 Run "schedsim <verb> -h" for a verb's flags.
 
@@ -151,6 +156,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdImport(args[1:], stdout, stderr)
 	case "machine":
 		return cmdMachine(ctx, args[1:], stdout, stderr)
+	case "twin":
+		return cmdTwin(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 && verb == "help" {
 			for _, v := range verbNames {
