@@ -210,6 +210,18 @@ func TestPlayground(t *testing.T) {
 			t.Errorf("arm B kept SIS_BOUND=%s, which era 6.6 does not have", st.KnobsB["SIS_BOUND"])
 		}
 
+		// A workload file (here an rt-app file) loaded with the picker
+		// becomes a self-contained rtapp:b64= row and runs.
+		rtapp, err := filepath.Abs(filepath.Join("..", "engine", "workload", "testdata", "rtapp", "periodic_hog.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.do("load a workload file", chromedp.SetUploadFiles(chromedp.ID("workload-file-input"), []string{rtapp}, chromedp.NodeReady))
+		p.waitFor("the file's workload to run", `(sim.state().workloads || []).some((w) => w.startsWith("rtapp:b64=")) && sim.state().building === null && sim.state().error === ""`, 30*time.Second)
+		p.do("remove the file's workload row", chromedp.Evaluate[chromedp.Void](
+			`[...document.querySelectorAll("#workloads .workload")].find((r) => r.querySelector("input").value.startsWith("rtapp:b64=")).querySelector("button").click()`))
+		p.waitFor("the file's workload removed", `!(sim.state().workloads || []).some((w) => w.startsWith("rtapp:b64=")) && sim.state().building === null`, 30*time.Second)
+
 		// The workload editor reports a bad spec next to itself.
 		p.do("type a bad workload", chromedp.Evaluate[chromedp.Void](
 			`(() => { const i = document.querySelector("#workloads .workload input"); i.value = "schbench:zz=1"; i.dispatchEvent(new Event("input")); i.dispatchEvent(new Event("change")); })()`))

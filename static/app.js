@@ -665,6 +665,32 @@
     $("machine-apply").addEventListener("click", () => {
       report(api("setMachineJSON", $("machine-text").value), "machine-error");
     });
+    // A workload from a file (picker or drop): rt-app JSON or an imported
+    // trace, added as a row with its self-contained spec and applied.
+    const addWorkloadFile = async (file) => {
+      if (!file) return;
+      const res = api("workloadFromFile", file.name, await file.text());
+      if (!res || !res.ok) {
+        report(res || { ok: false, error: `${file.name}: could not be read` }, "workload-error");
+        return;
+      }
+      $("workloads").append(workloadRow(res.spec));
+      commitWorkloads();
+    };
+    $("workload-file").addEventListener("click", () => $("workload-file-input").click());
+    $("workload-file-input").addEventListener("change", (e) => {
+      addWorkloadFile(e.target.files[0]);
+      e.target.value = "";
+    });
+    const wbox = $("workloads").parentElement;
+    wbox.addEventListener("dragover", (e) => {
+      if (e.dataTransfer && [...e.dataTransfer.types].includes("Files")) e.preventDefault();
+    });
+    wbox.addEventListener("drop", (e) => {
+      if (!e.dataTransfer || !e.dataTransfer.files.length) return;
+      e.preventDefault();
+      addWorkloadFile(e.dataTransfer.files[0]);
+    });
     $("workload-add").addEventListener("click", () => {
       const row = workloadRow("");
       $("workloads").append(row);

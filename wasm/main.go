@@ -621,6 +621,15 @@ func installAPI() {
 			}
 			return result(nil)
 		}),
+		"workloadFromFile": fn("workloadFromFile", func(a []js.Value) any {
+			// A workload file picked or dropped in the page (rt-app JSON or
+			// a `schedsim import` result) → its self-contained spec.
+			spec, err := playground.WorkloadFromFile(arg(a, 0).String(), []byte(arg(a, 1).String()))
+			if err != nil {
+				return map[string]any{"ok": false, "error": err.Error()}
+			}
+			return map[string]any{"ok": true, "spec": spec}
+		}),
 		"setKnob": setter("setKnob", func(a []js.Value) any {
 			armName, name, val := arg(a, 0).String(), arg(a, 1).String(), arg(a, 2).String()
 			return change(func(st *playground.State) error {
