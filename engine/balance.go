@@ -69,6 +69,8 @@ type lbState struct {
 
 	nohzKicks int64 // ILB kicks that ran a NOHZ idle balance
 	ilbNS     int64 // CPU time the kicked CPUs spent on it
+
+	s66 lb66Stats // era 6.6's decisions by migration type
 }
 
 func (s *Sim) lbInit() {
@@ -163,6 +165,9 @@ func (s *Sim) balanceIntervalNS(dom *machine.Domain, ds *domState, busy bool) in
 func (s *Sim) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
 	if s.era == knob.EraO1 {
 		return s.o1RebalanceTick(c, it)
+	}
+	if s.era == knob.Era66 {
+		return s.rebalanceDomains66(c, it, payer, at)
 	}
 	next := s.now + 60*Second
 	updateNext := false
