@@ -20,7 +20,9 @@ import (
 //     migrate_degrades_locality, the pinned-task flags);
 //   - balance_idle.go: idle_balance (newly idle) and the NOHZ idle balance
 //     kicked by a busy CPU and paid for by the kicked CPU;
-//   - balance_fork.go: fork placement (find_idlest_cpu).
+//   - balance_fork.go: fork placement (find_idlest_cpu);
+//   - balance66.go: era 6.6's balancer (the v5.5 rework as in v6.6),
+//     entered from rebalanceDomains and newidleBalance.
 //
 // Domain parameters are v5.2's sd_init values (machine.newDomain). The
 // kernel's sched_feat defaults of v5.2 apply: LB_BIAS off (so source_load
