@@ -314,3 +314,53 @@ func TestLB66DeterministicWithInvariants(t *testing.T) {
 		}
 	}
 }
+
+// A v6.6 load_balance pass allocates nothing once its scratch space
+// exists (the hot tasks are examined, never moved).
+func TestLB66PassDoesNotAllocate(t *testing.T) {
+	s, _ := lb66Setup(t, smallSpec(2, 4, 2, 4, machine.Interleaved), []lbHog{{cpu: 0}, {cpu: 0}, {cpu: 0}})
+	c := s.cpus[1]
+	for _, p := range s.cpus[0].tree {
+		p.execStart = s.now
+	}
+	s.stats.lbCalls = 0
+	allocs := testing.AllocsPerRun(50, func() {
+		for di := range c.domains() {
+			cont := true
+			if moved, _ := s.loadBalance66(c, di, cpuIdle, &cont, c, s.now); moved != 0 {
+				t.Fatal("a hot task moved")
+			}
+			c.doms[di].nrBalanceFailed = 0
+		}
+	})
+	if allocs != 0 || s.stats.lbCalls == 0 || s.lb.s66.imb[migrateTask] == 0 {
+		t.Fatalf("%v allocations per round of %d passes (imbalances %v)", allocs, len(c.domains()), s.lb.s66.imb)
+	}
+}
+
+// Era 6.6 keeps zero allocation per event in steady state, its balancer
+// included: a warmed-up run of hogs and sleepers on 2 sockets allocates
+// nothing.
+func TestLB66StepsDoNotAllocate(t *testing.T) {
+	s := newSim(t, smallSpec(2, 4, 2, 2, "interleaved"), 3, "era", "6.6")
+	w := s.AddWorkload("mix", "mix")
+	for i := 0; i < 12; i++ {
+		if _, err := s.Spawn(w, TaskSpec{Name: "hog", Nice: i % 4, Program: hog()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 8; i++ {
+		if _, err := s.Spawn(w, TaskSpec{Name: "sleeper", Program: sleeperProg(int64(3+i)*Millisecond, Millisecond)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.RunUntil(2 * Second)
+	until := s.now
+	allocs := testing.AllocsPerRun(5, func() {
+		until += 200 * Millisecond
+		s.RunUntil(until)
+	})
+	if allocs != 0 || s.stats.lbCalls == 0 {
+		t.Fatalf("%.1f allocations per 200 ms of simulation, want 0", allocs)
+	}
+}
