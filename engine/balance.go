@@ -20,7 +20,9 @@ import (
 //     migrate_degrades_locality, the pinned-task flags);
 //   - balance_idle.go: idle_balance (newly idle) and the NOHZ idle balance
 //     kicked by a busy CPU and paid for by the kicked CPU;
-//   - balance_fork.go: fork placement (find_idlest_cpu).
+//   - balance_fork.go: fork placement (find_idlest_cpu);
+//   - balance66.go: era 6.6's balancer (the v5.5 rework as in v6.6),
+//     entered from rebalanceDomains and newidleBalance.
 //
 // Domain parameters are v5.2's sd_init values (machine.newDomain). The
 // kernel's sched_feat defaults of v5.2 apply: LB_BIAS off (so source_load
@@ -69,6 +71,8 @@ type lbState struct {
 
 	nohzKicks int64 // ILB kicks that ran a NOHZ idle balance
 	ilbNS     int64 // CPU time the kicked CPUs spent on it
+
+	s66 lb66Stats // era 6.6's decisions by migration type
 }
 
 func (s *Sim) lbInit() {
@@ -163,6 +167,9 @@ func (s *Sim) balanceIntervalNS(dom *machine.Domain, ds *domState, busy bool) in
 func (s *Sim) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
 	if s.era == knob.EraO1 {
 		return s.o1RebalanceTick(c, it)
+	}
+	if s.era == knob.Era66 {
+		return s.rebalanceDomains66(c, it, payer, at)
 	}
 	next := s.now + 60*Second
 	updateNext := false

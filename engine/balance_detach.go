@@ -19,19 +19,7 @@ func (s *Sim) detachTasks(env *lbEnv) int {
 	if env.imbalance <= 0 {
 		return 0
 	}
-	cands := append(s.lb.cands[:0], src.tree...)
-	if src.curr != nil && src.curr.state == TaskRunning {
-		cands = append(cands, src.curr)
-	}
-	slices.SortFunc(cands, func(a, b *Task) int {
-		if a.cfsSeq != b.cfsSeq {
-			if a.cfsSeq < b.cfsSeq {
-				return -1
-			}
-			return 1
-		}
-		return int(a.ID - b.ID)
-	})
+	cands := s.sortedCands(src)
 	detached := s.lb.detached[:0]
 	for i := 0; i < len(cands); {
 		p := cands[i]
@@ -86,6 +74,25 @@ func (s *Sim) detachTasks(env *lbEnv) int {
 	clear(detached)
 	s.lb.cands, s.lb.detached = cands[:0], detached[:0]
 	return n
+}
+
+// sortedCands is src's cfs_tasks list, the running task included, from its
+// tail (least recently enqueued or run) to its head, in scratch space.
+func (s *Sim) sortedCands(src *cpu) []*Task {
+	cands := append(s.lb.cands[:0], src.tree...)
+	if src.curr != nil && src.curr.state == TaskRunning {
+		cands = append(cands, src.curr)
+	}
+	slices.SortFunc(cands, func(a, b *Task) int {
+		if a.cfsSeq != b.cfsSeq {
+			if a.cfsSeq < b.cfsSeq {
+				return -1
+			}
+			return 1
+		}
+		return int(a.ID - b.ID)
+	})
+	return cands
 }
 
 // canMigrateTask is can_migrate_task: p may move to env.dst if it is

@@ -64,6 +64,10 @@ type lbEnv struct {
 
 	payer *cpu  // the CPU doing the work
 	at    int64 // when it does this pass
+
+	// era 6.6 (balance66.go)
+	migration migrationType // env->migration_type
+	di        int           // the level of sd in this CPU's domains
 }
 
 // sgStats is struct sg_lb_stats.

@@ -18,6 +18,9 @@ func (s *Sim) newidleBalance(c *cpu, skipLLC bool) int64 {
 	if s.era == knob.EraO1 {
 		return s.o1IdleBalance(c)
 	}
+	if s.era == knob.Era66 {
+		return s.newidleBalance66(c, skipLLC)
+	}
 	doms := c.domains()
 	if len(doms) == 0 {
 		return 0

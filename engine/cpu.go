@@ -71,11 +71,16 @@ type cpu struct {
 	// here until it wakes elsewhere or exits; fork placement reads it.
 	loadAvg signal
 	util    signal // CPU busy ×1024
+	// runnableAvg is cfs_rq->avg.runnable_avg (era 6.6 only): the PELT
+	// average of the runnable-task count ×1024, attached tasks' decaying
+	// share included, like loadAvg.
+	runnableAvg signal
 
 	// Load balancing.
 	nextBalance int64
 	doms        []domState
 	pushTo      int   // active balance: push curr to this CPU at the next switch, or -1
+	pushLB      bool  // era 6.6: pushTo was set by load_balance (the stopper resets nr_balance_failed)
 	smtHeld     bool  // SMT_NICE holds queued work back: idle, re-checking each tick
 	o1          *o1RQ // era 2.6-o1: the priority arrays (o1.go), nil in other eras
 	// pendingOverhead is CPU time an idle CPU owes (e.g. shared-runqueue
@@ -452,6 +457,7 @@ func (s *Sim) schedule(c *cpu) {
 			}
 		}
 		c.pushTo = -1
+		c.pushLB = false
 	}
 	c.needResched = false
 	next := s.pickNext(c)

@@ -317,6 +317,9 @@ func (s *Sim) pushCurr66(c *cpu, t *Task, dst *cpu) {
 	t.vlag = s.entityLag(c.minVruntime+floorDiv(avg, load), t)
 	s.accountDequeue(c, t)
 	s.attachQueued(dst, t, c)
+	if c.pushLB {
+		s.activePushed(c, dst)
+	}
 	s.wakeForPulled(dst, t)
 }
 

@@ -176,6 +176,9 @@ func (s *Sim) accountEnqueue(c *cpu, t *Task) {
 	c.runnableLoad.add(s.now, t.load.at(s.now), t.weight)
 	s.attachLoad(c, t)
 	c.loadAvg.add(s.now, 0, t.weight)
+	if s.era == knob.Era66 {
+		c.runnableAvg.add(s.now, 0, 1024)
+	}
 	s.cpuLoadChanged(c)
 	s.cfsListAdd(t)
 	if c.nr >= 2 {
@@ -192,6 +195,9 @@ func (s *Sim) accountDequeue(c *cpu, t *Task) {
 	c.loadWeight -= t.weight
 	c.runnableLoad.add(s.now, -t.load.at(s.now), -t.weight)
 	c.loadAvg.add(s.now, 0, -t.weight)
+	if s.era == knob.Era66 {
+		c.runnableAvg.add(s.now, 0, -1024)
+	}
 	s.cpuLoadChanged(c)
 	t.load.set(s.now, 0)
 	s.updateConservation(c)
@@ -207,9 +213,15 @@ func (s *Sim) attachLoad(c *cpu, t *Task) {
 	l := t.load.at(s.now)
 	if t.loadCPU >= 0 {
 		s.cpus[t.loadCPU].loadAvg.add(s.now, -l, 0)
+		if s.era == knob.Era66 {
+			s.cpus[t.loadCPU].runnableAvg.add(s.now, -l*1024/t.weight, 0)
+		}
 		s.cpuLoadChanged(s.cpus[t.loadCPU])
 	}
 	c.loadAvg.add(s.now, l, 0)
+	if s.era == knob.Era66 {
+		c.runnableAvg.add(s.now, l*1024/t.weight, 0)
+	}
 	s.cpuLoadChanged(c)
 	t.loadCPU = c.id
 }
@@ -217,6 +229,9 @@ func (s *Sim) attachLoad(c *cpu, t *Task) {
 // detachLoad removes an exiting task's load from the CPU it is attached to.
 func (s *Sim) detachLoad(t *Task) {
 	if t.loadCPU >= 0 {
+		if s.era == knob.Era66 {
+			s.cpus[t.loadCPU].runnableAvg.add(s.now, -t.load.at(s.now)*1024/t.weight, 0)
+		}
 		s.cpus[t.loadCPU].loadAvg.add(s.now, -t.load.at(s.now), 0)
 		s.cpuLoadChanged(s.cpus[t.loadCPU])
 		t.loadCPU = -1

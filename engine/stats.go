@@ -193,12 +193,24 @@ type BalanceStats struct {
 	HotSkipped     int64 `json:"hot_skipped"`
 	ActiveBalances int64 `json:"active_balances"`
 	CtxSwitches    int64 `json:"ctx_switches"`
+	// Era 6.6 only: balance passes that found an imbalance, and tasks
+	// they detached, by migration type (migrate_load, migrate_util,
+	// migrate_task).
+	ImbLoad   int64 `json:"imb_migrate_load,omitempty"`
+	ImbUtil   int64 `json:"imb_migrate_util,omitempty"`
+	ImbTask   int64 `json:"imb_migrate_task,omitempty"`
+	MovedLoad int64 `json:"moved_migrate_load,omitempty"`
+	MovedUtil int64 `json:"moved_migrate_util,omitempty"`
+	MovedTask int64 `json:"moved_migrate_task,omitempty"`
 }
 
 // Balance returns load-balancer counters.
 func (s *Sim) Balance() BalanceStats {
 	st := &s.stats
-	return BalanceStats{Calls: st.lbCalls, Moved: st.lbMoved, HotSkipped: st.lbHotSkipped, ActiveBalances: st.activeBalances, CtxSwitches: st.ctxSwitches}
+	m := &s.lb.s66
+	return BalanceStats{Calls: st.lbCalls, Moved: st.lbMoved, HotSkipped: st.lbHotSkipped, ActiveBalances: st.activeBalances, CtxSwitches: st.ctxSwitches,
+		ImbLoad: m.imb[migrateLoad], ImbUtil: m.imb[migrateUtil], ImbTask: m.imb[migrateTask],
+		MovedLoad: m.moved[migrateLoad], MovedUtil: m.moved[migrateUtil], MovedTask: m.moved[migrateTask]}
 }
 
 // CPUBusyPct returns each CPU's busy time as a percentage of elapsed time.

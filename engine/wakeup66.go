@@ -153,7 +153,7 @@ func (s *Sim) wakeAffineWeight66(dom *machine.Domain, p *Task, this, prev int, s
 	thisEff *= 1024 // capacity_of(prev)
 	prevEff := s.cpus[prev].loadAvg.at(s.now) - tl
 	if s.k.On(knob.WA_BIAS) {
-		prevEff *= 100 + (dom.ImbalancePct-100)/2
+		prevEff *= 100 + (imbPct66(dom)-100)/2
 	}
 	prevEff *= 1024 // capacity_of(this)
 	if sync {

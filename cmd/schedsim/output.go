@@ -49,6 +49,10 @@ func writeText(w io.Writer, cfg scenario.Config, r *scenario.Result) {
 		h.IPIsSent, h.PollWakeups, h.QueuedWakeups, h.IPIsSaved, h.PinnedWakeups)
 	b := r.Balance
 	fmt.Fprintf(w, "load balance: %d passes, %d tasks moved, %d active balances; %d context switches\n", b.Calls, b.Moved, b.ActiveBalances, b.CtxSwitches)
+	if b.ImbLoad+b.ImbUtil+b.ImbTask > 0 {
+		fmt.Fprintf(w, "  by migration type (imbalances found / tasks moved): load %d/%d, util %d/%d, task %d/%d\n",
+			b.ImbLoad, b.MovedLoad, b.ImbUtil, b.MovedUtil, b.ImbTask, b.MovedTask)
+	}
 	fmt.Fprintf(w, "cpu busy: %.2f%% (mean over CPUs)\n", r.CPUBusyPct)
 }
 
