@@ -5,13 +5,27 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # serve: where the dev server listens (make serve ADDR=0.0.0.0:9000).
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: test vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-page bench-wasm serve reproduce fuzz fuzz-short
+.PHONY: test e2e-and-reproduce-quick vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-page bench-wasm serve reproduce fuzz fuzz-short
 
 ## test: everything CI runs (vet, unit tests, the browser build, the
 ## engine's tests compiled to WebAssembly and run under Node, the browser
 ## end-to-end test in headless Chromium, the validation targets at reduced
 ## size).
-test: vet unit wasm-build wasm-test e2e reproduce-quick fuzz-short
+test: vet unit wasm-build wasm-test e2e-and-reproduce-quick fuzz-short
+
+# e2e-and-reproduce-quick: the browser test and the reduced-size
+# validation side by side (the browser test mostly waits on the page, the
+# validation is one busy core; their results do not depend on timing), the
+# validation's output printed after the browser test's. Fails if either
+# does.
+e2e-and-reproduce-quick:
+	@log=$$(mktemp); \
+	$(GO) run ./cmd/schedsim reproduce --quick > "$$log" 2>&1 & rq=$$!; \
+	$(MAKE) --no-print-directory e2e; e2e=$$?; \
+	wait $$rq; rqs=$$?; \
+	echo "== reproduce --quick (ran beside e2e) =="; cat "$$log"; rm -f "$$log"; \
+	echo "e2e exit $$e2e, reproduce --quick exit $$rqs"; \
+	test $$e2e -eq 0 && test $$rqs -eq 0
 
 vet:
 	test -z "$$(gofmt -l .)" || (gofmt -l . && echo "gofmt needed" && false)
