@@ -77,25 +77,40 @@ func stageOrder() []string {
 	return engine.StageNames()
 }
 
+// writeKnobDiff lists the knobs that differ from the run's era's defaults
+// (the table's for 5.2); knobs the era does not have are left out.
 func writeKnobDiff(w io.Writer, m map[string]any) {
+	era := knob.Era52
+	if s, ok := m["era"].(string); ok {
+		if e, err := knob.ParseEra(s); err == nil {
+			era = e
+		}
+	}
 	var diffs []string
 	for _, d := range knob.Table() {
 		v, ok := m[d.Name]
 		if !ok {
 			continue
 		}
-		def := d.Format(d.Default)
+		if exists, _ := knob.Exists(d.ID, era); !exists {
+			continue
+		}
+		def := d.Format(knob.DefaultIn(d.ID, era))
 		got := fmt.Sprint(v)
 		if got != def {
 			diffs = append(diffs, d.Name+"="+got)
 		}
 	}
 	sort.Strings(diffs)
+	what := "table defaults"
+	if era != knob.Era52 {
+		what = "era " + era.String() + " defaults"
+	}
 	if len(diffs) == 0 {
-		fmt.Fprintln(w, "knobs: all at table defaults")
+		fmt.Fprintf(w, "knobs: all at %s\n", what)
 		return
 	}
-	fmt.Fprintf(w, "knobs not at table defaults (machine costs and --set): %s\n", strings.Join(diffs, " "))
+	fmt.Fprintf(w, "knobs not at %s (machine costs and --set): %s\n", what, strings.Join(diffs, " "))
 }
 
 // writeTextMulti prints a table in the style of the seeds: metric, mean,
