@@ -112,7 +112,7 @@ func (s *Sim) onTick(c *cpu) {
 		s.onIdleInterrupt(c)
 		return
 	}
-	s.q.schedule(s.topo.NCPU+c.id, s.now+s.tickNS)
+	s.q.scheduleTick(s.topo.NCPU+c.id, s.now+s.tickNS)
 	s.settle(c)
 	s.updateCurr(c)
 	if s.era == knob.EraO1 {

@@ -550,7 +550,7 @@ func (s *Sim) switchToIdle(c *cpu, prev *Task) {
 func (s *Sim) holdIdle(c *cpu, prev *Task) {
 	s.switchToIdle(c, prev)
 	c.smtHeld = true
-	s.q.schedule(s.topo.NCPU+c.id, (s.now/s.tickNS+1)*s.tickNS)
+	s.q.scheduleTick(s.topo.NCPU+c.id, (s.now/s.tickNS+1)*s.tickNS)
 }
 
 // pushCurr is the active-balance stopper: the task c just stopped running
@@ -669,7 +669,7 @@ func (s *Sim) leaveIdle(c *cpu) {
 	c.smtHeld = false
 	s.reflectIdle(c, 0, false, false)
 	next := (s.now/s.tickNS + 1) * s.tickNS
-	s.q.schedule(s.topo.NCPU+c.id, next)
+	s.q.scheduleTick(s.topo.NCPU+c.id, next)
 }
 
 // updateIdleCore is __update_idle_core: a CPU entering idle whose SMT
