@@ -102,6 +102,11 @@ type domState struct {
 	balanceIntervalMS int64
 	nrBalanceFailed   int
 	maxNewidleLBCost  int64
+	// localIdx is the index of the CPU's own group in the level's groups.
+	localIdx int
+	// ivMS is the balanceIntervalMS that ivIdle and ivBusy, the idle and
+	// busy get_sd_balance_interval, were computed for (0: none yet).
+	ivMS, ivIdle, ivBusy int64
 }
 
 func newCPU(s *Sim, id int) *cpu {
@@ -119,7 +124,7 @@ func newCPU(s *Sim, id int) *cpu {
 		// The machine has been up long before the run starts: on an
 		// idle box no CPU has balanced for ages, so every level is due
 		// at its first chance (not one interval after "boot").
-		c.doms = append(c.doms, domState{balanceIntervalMS: d.MinIntervalMS, lastBalance: -3600 * Second})
+		c.doms = append(c.doms, domState{balanceIntervalMS: d.MinIntervalMS, lastBalance: -3600 * Second, localIdx: groupIndex(d, id)})
 	}
 	return c
 }

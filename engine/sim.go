@@ -183,6 +183,7 @@ func New(cfg Config) (*Sim, error) {
 		s.o1Init()
 	}
 	s.initIdle()
+	s.lbInit()
 	s.ctx.sim = s
 	return s, nil
 }
