@@ -164,7 +164,15 @@ func (s *Sim) updateSGStats(env *lbEnv, gi int, sgs *sgStats) (overload bool) {
 		sgs.loadPerTask = sgs.sumWeighted / int64(sgs.sumNrRunning)
 	}
 	sgs.noCapacity = groupIsOverloaded(env.sd, sgs)
-	sgs.gtype = s.groupClassify(env.sd, sgs)
+	// groupClassify, with the group's first CPU at hand.
+	switch {
+	case sgs.noCapacity:
+		sgs.gtype = groupOverloaded
+	case s.lb.sgImb[int(env.sd.Level)*s.topo.NCPU+int(ids[0])]:
+		sgs.gtype = groupImbalanced
+	default:
+		sgs.gtype = groupOther
+	}
 	return overload
 }
 

@@ -292,8 +292,10 @@ func (q *eventQueue) peek() (int, int64) {
 
 // fire starts dispatching the earliest slot: to everything but the queue
 // it is no longer queued. finish must follow.
-func (q *eventQueue) fire() int {
-	e := q.top()
+func (q *eventQueue) fire() int { return q.fireEntry(q.top()) }
+
+// fireEntry is fire for e, the entry top has just returned.
+func (q *eventQueue) fireEntry(e *heapEntry) int {
 	q.firing, q.firingKey = e.slot()+1, e.key
 	return e.slot()
 }

@@ -244,11 +244,17 @@ func (s *Sim) TimeSlices() (latency, minGran, wakeupGran int64) {
 
 // Step processes the next event. It returns false when there is none.
 func (s *Sim) Step() bool {
-	slot, when := s.q.peek()
-	if slot < 0 {
+	e := s.q.top()
+	if e == nil {
 		return false
 	}
-	s.q.fire()
+	s.step(e)
+	return true
+}
+
+// step processes e, the queue's earliest entry.
+func (s *Sim) step(e *heapEntry) {
+	slot, when := s.q.fireEntry(e), e.when
 	if when == s.now {
 		s.sameTime++
 		if s.sameTime > maxEventsPerInstant {
@@ -266,18 +272,17 @@ func (s *Sim) Step() bool {
 			panic(fmt.Sprintf("invariant violated at t=%d after event %d: %v", s.now, s.events, err))
 		}
 	}
-	return true
 }
 
 // RunUntil processes every event up to and including time t, then sets the
 // clock to t.
 func (s *Sim) RunUntil(t int64) {
 	for {
-		slot, when := s.q.peek()
-		if slot < 0 || when > t {
+		e := s.q.top()
+		if e == nil || e.when > t {
 			break
 		}
-		s.Step()
+		s.step(e)
 	}
 	if t > s.now {
 		s.now = t
