@@ -332,17 +332,23 @@ func (s *Sim) continueTask(c *cpu) {
 			return
 		}
 		s.ctx.task = t
-		a := t.prog.Next(&s.ctx)
-		if !s.startAction(c, t, a) {
+		if t.progInto != nil {
+			t.progInto.NextInto(&s.ctx, &t.act)
+		} else {
+			t.act = t.prog.Next(&s.ctx)
+		}
+		if !s.startAction(c, t) {
 			return // blocked, slept or exited: c has rescheduled
 		}
 	}
 }
 
-// startAction begins a. It returns false when the task left the CPU.
-func (s *Sim) startAction(c *cpu, t *Task, a Action) bool {
-	t.act = a
-	switch a.Kind {
+// startAction begins t.act, the action t's program just returned. It
+// returns false when the task left the CPU.
+func (s *Sim) startAction(c *cpu, t *Task) bool {
+	a := &t.act
+	kind, hasStamp := a.Kind, a.HasStamp
+	switch kind {
 	case ActRun:
 		t.actActive = true
 		t.burnLeft = max(0, a.NS)
@@ -387,14 +393,14 @@ func (s *Sim) startAction(c *cpu, t *Task, a Action) bool {
 		t.wakeQueued = false
 		// First part: try_to_wake_up up to ttwu_queue, with the search.
 		t.burnLeft = s.k.Get(knob.WakeNS) + d.Cost
-		if !a.HasStamp {
+		if !hasStamp {
 			t.act.Stamp = -1
 		}
 	case ActExit:
 		s.exitCurr(c, t)
 		return false
 	default:
-		panic(fmt.Sprintf("engine: task %q returned unknown action kind %d", t.Name, a.Kind))
+		panic(fmt.Sprintf("engine: task %q returned unknown action kind %d", t.Name, kind))
 	}
 	return true
 }

@@ -468,6 +468,7 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 		lastRanCPU: -1, recentUsedCPU: -1, lastWakee: -1, srqShard: -1, loadCPU: -1,
 		timerCPU: -1, nrAllowed: allowed.Weight(),
 	}
+	t.progInto, _ = spec.Program.(ProgramInto)
 	t.load.last, t.util.last = s.now, s.now
 	t.o1Left = s.O1Timeslice(t.Nice)
 	t.polluteNS = max(0, spec.PolluteNS)
