@@ -114,11 +114,12 @@ func (q *eventQueue) down(i int) {
 		}
 		var m int
 		if c+4 <= n {
-			// A full node: a tournament of two pairs, by arithmetic.
-			g := h[c : c+4 : c+4]
+			// A full node: a tournament of two pairs, by arithmetic
+			// (indices masked to the node: no bounds checks).
+			g := (*[4]heapEntry)(h[c : c+4])
 			a := less(&g[1], &g[0])
 			b := 2 + less(&g[3], &g[2])
-			a += (b - a) * less(&g[b], &g[a])
+			a += (b - a) * less(&g[b&3], &g[a&3])
 			m = c + int(a)
 		} else {
 			m = c
