@@ -52,6 +52,12 @@ type eventQueue struct {
 	fifo  []heapEntry // a power of two long (or empty)
 	fhead int         // ring position of the first entry
 	flen  int         // entries in the ring, tombstones included
+	flive int         // live entries in the ring
+	// fspare is the previous ring, reused when a ring full of
+	// tombstones is compacted: CPUs going idle and back many times a
+	// jiffy leave a tombstone each time, so the ring is compacted rather
+	// than grown, and stays at most twice the live ticks long.
+	fspare []heapEntry
 	// firing is the slot being dispatched plus one (0: none) and
 	// firingKey its entry's key. The entry stays at the root (or the
 	// ring's head) while it fires, so the common "fire, then schedule the
@@ -182,11 +188,12 @@ func (q *eventQueue) scheduleTick(slot int, when int64) {
 	e := heapEntry{when: when, key: q.next<<slotBits | uint64(slot)}
 	q.next++
 	if q.flen == len(q.fifo) {
-		q.fifoGrow()
+		q.fifoRebuild()
 	}
 	i := (q.fhead + q.flen) & (len(q.fifo) - 1)
 	q.fifo[i] = e
 	q.flen++
+	q.flive++
 	q.pos[slot] = int32(-2 - i)
 }
 
@@ -194,12 +201,21 @@ func (q *eventQueue) scheduleTick(slot int, when int64) {
 func (q *eventQueue) fifoKill(slot int, p int32) {
 	q.fifo[-2-p].key |= tombSlot
 	q.pos[slot] = -1
+	q.flive--
 }
 
-// fifoGrow doubles the ring, dropping its tombstones (which keeps it
-// sorted).
-func (q *eventQueue) fifoGrow() {
-	nf := make([]heapEntry, max(16, 2*len(q.fifo)))
+// fifoRebuild copies the full ring without its tombstones (which keeps it
+// sorted) into a ring of the same length when at most half of it is live,
+// else into one twice as long.
+func (q *eventQueue) fifoRebuild() {
+	size := max(16, 2*len(q.fifo))
+	if len(q.fifo) > 0 && q.flive <= len(q.fifo)/2 {
+		size = len(q.fifo)
+	}
+	nf := q.fspare
+	if len(nf) != size {
+		nf = make([]heapEntry, size)
+	}
 	n := 0
 	for k := 0; k < q.flen; k++ {
 		e := q.fifo[(q.fhead+k)&(len(q.fifo)-1)]
@@ -210,7 +226,7 @@ func (q *eventQueue) fifoGrow() {
 		q.pos[e.slot()] = int32(-2 - n)
 		n++
 	}
-	q.fifo, q.fhead, q.flen = nf, 0, n
+	q.fifo, q.fspare, q.fhead, q.flen = nf, q.fifo, 0, n
 }
 
 // fifoHead drops the tombstones at the head of the FIFO and returns its

@@ -165,6 +165,18 @@ func New(cfg Config) (*Sim, error) {
 	s.scanMask = cpumask.New(tp.NCPU)
 	s.conservation.init(tp.NCPU, tp.NLLC)
 	s.lastOn = make([]lastDecision, tp.NCPU)
+	// Slices every CPU grows to a small working size, carved out of
+	// shared arrays up front so a CPU that first queues a second task, or
+	// first gets a wake list, seconds into a run does not allocate then.
+	const rqCap = 4
+	probes := make([]int, tp.NCPU*maxTracedProbes)
+	rq := make([]*Task, 2*tp.NCPU*rqCap)
+	for i := range s.lastOn {
+		s.lastOn[i].probes = probes[i*maxTracedProbes : i*maxTracedProbes : (i+1)*maxTracedProbes]
+		c := s.cpus[i]
+		c.tree = rq[2*i*rqCap : 2*i*rqCap : (2*i+1)*rqCap]
+		c.wakeList = rq[(2*i+1)*rqCap : (2*i+1)*rqCap : (2*i+2)*rqCap]
+	}
 	for i := range s.cpus {
 		s.conservation.cpuIdle[i] = true
 		s.conservation.llcIdle[tp.LLC[i]]++
