@@ -85,7 +85,6 @@ func (s *Sim) lbInit() {
 // sgImbalance is sg_imbalanced's flag for the group of level whose first
 // CPU is first.
 func (s *Sim) sgImbalance(level machine.Level, first int) *bool {
-	s.lbInit()
 	return &s.lb.sgImb[int(level)*s.topo.NCPU+first]
 }
 
@@ -116,7 +115,7 @@ func (s *Sim) onTick(c *cpu) {
 		s.onIdleInterrupt(c)
 		return
 	}
-	s.q.schedule(s.topo.NCPU+c.id, s.now+s.tickNS)
+	s.q.scheduleTick(s.topo.NCPU+c.id, s.now+s.tickNS)
 	s.settle(c)
 	s.updateCurr(c)
 	if s.era == knob.EraO1 {
@@ -147,11 +146,20 @@ func (s *Sim) onTick(c *cpu) {
 // balanceIntervalNS is get_sd_balance_interval: balance_interval ms, ×
 // busy_factor on a busy CPU, in jiffies (msecs_to_jiffies rounds up),
 // clamped to [1, max_load_balance_interval = HZ·ncpus/10].
+// Both are kept with the balance_interval they were computed for.
 func (s *Sim) balanceIntervalNS(dom *machine.Domain, ds *domState, busy bool) int64 {
-	ms := ds.balanceIntervalMS
-	if busy {
-		ms *= int64(dom.BusyFactor)
+	if ds.ivMS != ds.balanceIntervalMS {
+		ds.ivMS = ds.balanceIntervalMS
+		ds.ivIdle = s.intervalJiffiesNS(ds.ivMS)
+		ds.ivBusy = s.intervalJiffiesNS(ds.ivMS * int64(dom.BusyFactor))
 	}
+	if busy {
+		return ds.ivBusy
+	}
+	return ds.ivIdle
+}
+
+func (s *Sim) intervalJiffiesNS(ms int64) int64 {
 	j := (ms*Millisecond + s.tickNS - 1) / s.tickNS
 	maxJ := s.k.Get(knob.HZ) * int64(s.topo.NCPU) / 10
 	j = min(max(j, 1), max(maxJ, 1))
@@ -249,7 +257,7 @@ func (s *Sim) shouldWeBalance(env *lbEnv) bool {
 // lbCost is the simulated CPU time of one find_busiest_group pass over dom
 // (update_sd_lb_stats reads every CPU of the span).
 func (s *Sim) lbCost(dom *machine.Domain) int64 {
-	return s.k.Get(knob.LBBaseNS) + s.k.Get(knob.LBCPUNS)*int64(dom.Span.Weight())
+	return s.k.Get(knob.LBBaseNS) + s.k.Get(knob.LBCPUNS)*int64(dom.SpanWeight)
 }
 
 // lbCostSkip is the cost of a load_balance call that stops at
@@ -270,19 +278,29 @@ func groupIndex(dom *machine.Domain, cpu int) int {
 
 // newLBEnv sets up the lb_env of a load_balance pass of c at level di.
 func (s *Sim) newLBEnv(c *cpu, di int, it idleType, payer *cpu, at int64) lbEnv {
-	s.lbInit()
+	var env lbEnv
+	s.initLBEnv(&env, c, di, it, payer, at)
+	return env
+}
+
+// initLBEnv sets up *env, which must be zero, for a load_balance pass of c
+// at level di (in place: lb_env is 200 bytes).
+func (s *Sim) initLBEnv(env *lbEnv, c *cpu, di int, it idleType, payer *cpu, at int64) {
 	doms := c.domains()
-	env := lbEnv{sd: doms[di], ds: &c.doms[di], this: c, dst: c, idle: it, cpus: s.lb.cpus,
-		loopBreak: nrMigrateBreak, fbq: fbqAll, payer: payer, at: at}
+	env.sd, env.ds = doms[di], &c.doms[di]
+	env.this, env.dst, env.idle = c, c, it
+	env.cpus = s.lb.cpus
+	env.loopBreak, env.fbq = nrMigrateBreak, fbqAll
+	env.payer, env.at = payer, at
 	if di > 0 {
 		env.child = doms[di-1]
 	}
-	env.localIdx = groupIndex(env.sd, c.id)
+	env.localIdx = env.ds.localIdx
 	env.dstGrp = env.sd.Groups[env.localIdx]
 	env.cpus.CopyFrom(env.sd.Span) // ∩ cpu_active_mask: every CPU is active
+	env.cpusFull = true
 	env.llc = di == s.topo.LLCDomainIdx[c.id]
 	env.root = di == len(doms)-1
-	return env
 }
 
 // loadBalance is v5.2's load_balance() for this CPU c at domain level di.
@@ -290,7 +308,8 @@ func (s *Sim) newLBEnv(c *cpu, di int, it idleType, payer *cpu, at int64) lbEnv 
 // decide when pulled tasks can start). It returns the number of tasks
 // moved and the CPU time the pass took.
 func (s *Sim) loadBalance(c *cpu, di int, it idleType, cont *bool, payer *cpu, at int64) (int, int64) {
-	env := s.newLBEnv(c, di, it, payer, at)
+	var env lbEnv
+	s.initLBEnv(&env, c, di, it, payer, at)
 	doms := c.domains()
 	dom, ds := env.sd, env.ds
 	// The parent's group holding this domain's span: its imbalance flag
@@ -336,6 +355,7 @@ redo:
 			// Tasks that may not run on this CPU may run on another
 			// CPU of the local group: move them there instead.
 			env.cpus.Clear(env.dst.id)
+			env.cpusFull = false
 			env.dst = s.cpus[env.newDst]
 			env.flags &^= lbfDstPinned
 			env.loop, env.loopBreak = 0, nrMigrateBreak
@@ -349,6 +369,7 @@ redo:
 			// and look again while CPUs outside the local group
 			// remain.
 			env.cpus.Clear(src.id)
+			env.cpusFull = false
 			if !env.cpus.SubsetOf(env.dstGrp) {
 				env.loop, env.loopBreak = 0, nrMigrateBreak
 				goto redo

@@ -55,6 +55,7 @@ type lbEnv struct {
 	idle      idleType
 	imbalance int64
 	cpus      cpumask.Mask // CPUs still under consideration
+	cpusFull  bool         // cpus is still sd's whole span
 	flags     lbFlags
 
 	loop, loopBreak, loopMax int
@@ -131,10 +132,12 @@ func (s *Sim) groupClassify(sd *machine.Domain, sgs *sgStats) groupType {
 
 // updateSGStats is update_sg_lb_stats for group g. It reports whether a
 // CPU of the group has more than one task (SG_OVERLOAD).
-func (s *Sim) updateSGStats(env *lbEnv, g cpumask.Mask, sgs *sgStats) (overload bool) {
+func (s *Sim) updateSGStats(env *lbEnv, gi int, sgs *sgStats) (overload bool) {
+	g := env.sd.Groups[gi]
+	ids := env.sd.GroupCPUs[gi]
 	*sgs = sgStats{group: g}
-	for id := g.First(); id >= 0; id = g.Next(id + 1) {
-		if !env.cpus.Test(id) {
+	for _, id := range ids {
+		if !env.cpusFull && !env.cpus.Test(int(id)) {
 			continue
 		}
 		o := s.cpus[id]
@@ -154,14 +157,26 @@ func (s *Sim) updateSGStats(env *lbEnv, g cpumask.Mask, sgs *sgStats) (overload 
 	}
 	// sgc->capacity: every CPU has SCHED_CAPACITY_SCALE (no RT/IRQ
 	// pressure, no asymmetry); it counts the whole group.
-	sgs.groupWeight = g.Weight()
+	sgs.groupWeight = len(ids)
 	sgs.groupCapacity = int64(sgs.groupWeight) * 1024
-	sgs.avgLoad = sgs.groupLoad * 1024 / sgs.groupCapacity
+	// group_load·1024 / group_capacity, with capacity = weight·1024.
+	sgs.avgLoad = sgs.groupLoad
+	if sgs.groupWeight > 1 {
+		sgs.avgLoad /= int64(sgs.groupWeight)
+	}
 	if sgs.sumNrRunning > 0 {
 		sgs.loadPerTask = sgs.sumWeighted / int64(sgs.sumNrRunning)
 	}
 	sgs.noCapacity = groupIsOverloaded(env.sd, sgs)
-	sgs.gtype = s.groupClassify(env.sd, sgs)
+	// groupClassify, with the group's first CPU at hand.
+	switch {
+	case sgs.noCapacity:
+		sgs.gtype = groupOverloaded
+	case s.lb.sgImb[int(env.sd.Level)*s.topo.NCPU+int(ids[0])]:
+		sgs.gtype = groupImbalanced
+	default:
+		sgs.gtype = groupOther
+	}
 	return overload
 }
 
@@ -185,8 +200,12 @@ func (s *Sim) updateSDStats(env *lbEnv, sds *sdStats) {
 	preferSibling := env.child != nil && env.child.PreferSibling
 	overload := false
 	var tmp sgStats
+	gi := env.localIdx
 	for k := range groups {
-		g := groups[(env.localIdx+k)%len(groups)]
+		g := gi
+		if gi++; gi == len(groups) {
+			gi = 0
+		}
 		sgs := &tmp
 		if k == 0 {
 			sgs = &sds.local

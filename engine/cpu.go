@@ -107,6 +107,11 @@ type domState struct {
 	balanceIntervalMS int64
 	nrBalanceFailed   int
 	maxNewidleLBCost  int64
+	// localIdx is the index of the CPU's own group in the level's groups.
+	localIdx int
+	// ivMS is the balanceIntervalMS that ivIdle and ivBusy, the idle and
+	// busy get_sd_balance_interval, were computed for (0: none yet).
+	ivMS, ivIdle, ivBusy int64
 }
 
 func newCPU(s *Sim, id int) *cpu {
@@ -124,7 +129,7 @@ func newCPU(s *Sim, id int) *cpu {
 		// The machine has been up long before the run starts: on an
 		// idle box no CPU has balanced for ages, so every level is due
 		// at its first chance (not one interval after "boot").
-		c.doms = append(c.doms, domState{balanceIntervalMS: d.MinIntervalMS, lastBalance: -3600 * Second})
+		c.doms = append(c.doms, domState{balanceIntervalMS: d.MinIntervalMS, lastBalance: -3600 * Second, localIdx: groupIndex(d, id)})
 	}
 	return c
 }
@@ -332,17 +337,23 @@ func (s *Sim) continueTask(c *cpu) {
 			return
 		}
 		s.ctx.task = t
-		a := t.prog.Next(&s.ctx)
-		if !s.startAction(c, t, a) {
+		if t.progInto != nil {
+			t.progInto.NextInto(&s.ctx, &t.act)
+		} else {
+			t.act = t.prog.Next(&s.ctx)
+		}
+		if !s.startAction(c, t) {
 			return // blocked, slept or exited: c has rescheduled
 		}
 	}
 }
 
-// startAction begins a. It returns false when the task left the CPU.
-func (s *Sim) startAction(c *cpu, t *Task, a Action) bool {
-	t.act = a
-	switch a.Kind {
+// startAction begins t.act, the action t's program just returned. It
+// returns false when the task left the CPU.
+func (s *Sim) startAction(c *cpu, t *Task) bool {
+	a := &t.act
+	kind, hasStamp := a.Kind, a.HasStamp
+	switch kind {
 	case ActRun:
 		t.actActive = true
 		t.burnLeft = max(0, a.NS)
@@ -387,14 +398,14 @@ func (s *Sim) startAction(c *cpu, t *Task, a Action) bool {
 		t.wakeQueued = false
 		// First part: try_to_wake_up up to ttwu_queue, with the search.
 		t.burnLeft = s.k.Get(knob.WakeNS) + d.Cost
-		if !a.HasStamp {
+		if !hasStamp {
 			t.act.Stamp = -1
 		}
 	case ActExit:
 		s.exitCurr(c, t)
 		return false
 	default:
-		panic(fmt.Sprintf("engine: task %q returned unknown action kind %d", t.Name, a.Kind))
+		panic(fmt.Sprintf("engine: task %q returned unknown action kind %d", t.Name, kind))
 	}
 	return true
 }
@@ -556,7 +567,7 @@ func (s *Sim) switchToIdle(c *cpu, prev *Task) {
 func (s *Sim) holdIdle(c *cpu, prev *Task) {
 	s.switchToIdle(c, prev)
 	c.smtHeld = true
-	s.q.schedule(s.topo.NCPU+c.id, (s.now/s.tickNS+1)*s.tickNS)
+	s.q.scheduleTick(s.topo.NCPU+c.id, (s.now/s.tickNS+1)*s.tickNS)
 }
 
 // pushCurr is the active-balance stopper: the task c just stopped running
@@ -675,7 +686,7 @@ func (s *Sim) leaveIdle(c *cpu) {
 	c.smtHeld = false
 	s.reflectIdle(c, 0, false, false)
 	next := (s.now/s.tickNS + 1) * s.tickNS
-	s.q.schedule(s.topo.NCPU+c.id, next)
+	s.q.scheduleTick(s.topo.NCPU+c.id, next)
 }
 
 // updateIdleCore is __update_idle_core: a CPU entering idle whose SMT

@@ -35,19 +35,43 @@ func (e *heapEntry) slot() int { return int(e.key & slotMask) }
 
 type eventQueue struct {
 	heap []heapEntry
-	pos  []int32 // per slot: index in heap, -1 when not queued
+	// pos is per slot: its index in heap (≥ 0), -2-i when it waits at
+	// ring position i of the tick FIFO, -1 when not queued.
+	pos  []int32
 	next uint64
+	// The tick FIFO: busy CPUs' ticks all fall on the jiffy grid and
+	// each is rescheduled one jiffy after it fires, later than (or at the
+	// same time as, but scheduled after) every tick already waiting, so
+	// they arrive in (time, schedule order) order. scheduleTick appends
+	// such an entry to this ring instead of sifting it through the heap;
+	// the queue's earliest event is the earlier of the heap's root and
+	// the ring's head. An entry that would not keep the ring sorted goes
+	// to the heap, so the order of events is the heap's order whatever
+	// is scheduled where. A cancelled or rescheduled ring entry becomes
+	// a tombstone (slot bits tombSlot) until it reaches the head.
+	fifo  []heapEntry // a power of two long (or empty)
+	fhead int         // ring position of the first entry
+	flen  int         // entries in the ring, tombstones included
+	flive int         // live entries in the ring
+	// fspare is the previous ring, reused when a ring full of
+	// tombstones is compacted: CPUs going idle and back many times a
+	// jiffy leave a tombstone each time, so the ring is compacted rather
+	// than grown, and stays at most twice the live ticks long.
+	fspare []heapEntry
 	// firing is the slot being dispatched plus one (0: none) and
-	// firingKey its entry's key. The entry stays at the root while it
-	// fires, so the common "fire, then schedule the same slot again"
-	// costs one sift instead of a pop and a push; finish removes it if
-	// nobody rescheduled it.
+	// firingKey its entry's key. The entry stays at the root (or the
+	// ring's head) while it fires, so the common "fire, then schedule the
+	// same slot again" costs one sift instead of a pop and a push; finish
+	// removes it if nobody rescheduled it.
 	firing    int
 	firingKey uint64
 }
 
+// tombSlot marks a dead entry of the tick FIFO; no real slot has it.
+const tombSlot = slotMask
+
 func (q *eventQueue) grow(nSlots int) {
-	if nSlots > slotMask+1 {
+	if nSlots > tombSlot {
 		panic("engine: more event slots than slotBits can name")
 	}
 	for len(q.pos) < nSlots {
@@ -96,11 +120,12 @@ func (q *eventQueue) down(i int) {
 		}
 		var m int
 		if c+4 <= n {
-			// A full node: a tournament of two pairs, by arithmetic.
-			g := h[c : c+4 : c+4]
+			// A full node: a tournament of two pairs, by arithmetic
+			// (indices masked to the node: no bounds checks).
+			g := (*[4]heapEntry)(h[c : c+4])
 			a := less(&g[1], &g[0])
 			b := 2 + less(&g[3], &g[2])
-			a += (b - a) * less(&g[b], &g[a])
+			a += (b - a) * less(&g[b&3], &g[a&3])
 			m = c + int(a)
 		} else {
 			m = c
@@ -137,15 +162,107 @@ func (q *eventQueue) schedule(slot int, when int64) {
 			q.down(int(p))
 		}
 		return
+	} else if p < -1 {
+		q.fifoKill(slot, p)
 	}
 	q.heap = append(q.heap, e)
 	q.up(len(q.heap) - 1)
+}
+
+// scheduleTick is schedule for a tick on the jiffy grid: the entry goes
+// to the tick FIFO when that keeps the FIFO sorted, else to the heap.
+// Either way the slot fires at the same place in the order of events.
+func (q *eventQueue) scheduleTick(slot int, when int64) {
+	if q.flen > 0 && when < q.fifo[(q.fhead+q.flen-1)&(len(q.fifo)-1)].when {
+		q.schedule(slot, when)
+		return
+	}
+	if q.next > maxSeq {
+		panic("engine: event sequence numbers exhausted")
+	}
+	if p := q.pos[slot]; p >= 0 {
+		q.cancel(slot)
+	} else if p < -1 {
+		q.fifoKill(slot, p)
+	}
+	e := heapEntry{when: when, key: q.next<<slotBits | uint64(slot)}
+	q.next++
+	if q.flen == len(q.fifo) {
+		q.fifoRebuild()
+	}
+	i := (q.fhead + q.flen) & (len(q.fifo) - 1)
+	q.fifo[i] = e
+	q.flen++
+	q.flive++
+	q.pos[slot] = int32(-2 - i)
+}
+
+// fifoKill turns slot's FIFO entry (pos p) into a tombstone.
+func (q *eventQueue) fifoKill(slot int, p int32) {
+	q.fifo[-2-p].key |= tombSlot
+	q.pos[slot] = -1
+	q.flive--
+}
+
+// fifoRebuild copies the full ring without its tombstones (which keeps it
+// sorted) into a ring of the same length when at most half of it is live,
+// else into one twice as long.
+func (q *eventQueue) fifoRebuild() {
+	size := max(16, 2*len(q.fifo))
+	if len(q.fifo) > 0 && q.flive <= len(q.fifo)/2 {
+		size = len(q.fifo)
+	}
+	nf := q.fspare
+	if len(nf) != size {
+		nf = make([]heapEntry, size)
+	}
+	n := 0
+	for k := 0; k < q.flen; k++ {
+		e := q.fifo[(q.fhead+k)&(len(q.fifo)-1)]
+		if e.key&slotMask == tombSlot {
+			continue
+		}
+		nf[n] = e
+		q.pos[e.slot()] = int32(-2 - n)
+		n++
+	}
+	q.fifo, q.fspare, q.fhead, q.flen = nf, q.fifo, 0, n
+}
+
+// fifoHead drops the tombstones at the head of the FIFO and returns its
+// first live entry, or nil.
+func (q *eventQueue) fifoHead() *heapEntry {
+	for q.flen > 0 {
+		e := &q.fifo[q.fhead]
+		if e.key&slotMask != tombSlot {
+			return e
+		}
+		q.fhead = (q.fhead + 1) & (len(q.fifo) - 1)
+		q.flen--
+	}
+	return nil
+}
+
+// top returns the earliest entry (the heap's root or the FIFO's head), or
+// nil when nothing is queued.
+func (q *eventQueue) top() *heapEntry {
+	f := q.fifoHead()
+	if len(q.heap) == 0 {
+		return f
+	}
+	if f != nil && before(f, &q.heap[0]) {
+		return f
+	}
+	return &q.heap[0]
 }
 
 // cancel removes slot from the queue if it is queued.
 func (q *eventQueue) cancel(slot int) {
 	p := int(q.pos[slot])
 	if p < 0 {
+		if p < -1 {
+			q.fifoKill(slot, int32(p))
+		}
 		return
 	}
 	q.pos[slot] = -1
@@ -162,26 +279,40 @@ func (q *eventQueue) cancel(slot int) {
 	q.down(int(q.pos[moved.slot()]))
 }
 
+// entry returns slot's queued entry, or nil.
+func (q *eventQueue) entry(slot int) *heapEntry {
+	switch p := q.pos[slot]; {
+	case p >= 0:
+		return &q.heap[p]
+	case p < -1:
+		return &q.fifo[-2-p]
+	}
+	return nil
+}
+
 func (q *eventQueue) queued(slot int) bool {
-	p := q.pos[slot]
-	return p >= 0 && !(slot+1 == q.firing && q.heap[p].key == q.firingKey)
+	e := q.entry(slot)
+	return e != nil && !(slot+1 == q.firing && e.key == q.firingKey)
 }
 
 // whenOf returns the time slot is queued for (meaningful when queued).
-func (q *eventQueue) whenOf(slot int) int64 { return q.heap[q.pos[slot]].when }
+func (q *eventQueue) whenOf(slot int) int64 { return q.entry(slot).when }
 
 // peek returns the earliest slot and its time, or -1.
 func (q *eventQueue) peek() (int, int64) {
-	if len(q.heap) == 0 {
+	e := q.top()
+	if e == nil {
 		return -1, 0
 	}
-	return q.heap[0].slot(), q.heap[0].when
+	return e.slot(), e.when
 }
 
-// fire starts dispatching the earliest slot: to everything but the heap it
-// is no longer queued. finish must follow.
-func (q *eventQueue) fire() int {
-	e := &q.heap[0]
+// fire starts dispatching the earliest slot: to everything but the queue
+// it is no longer queued. finish must follow.
+func (q *eventQueue) fire() int { return q.fireEntry(q.top()) }
+
+// fireEntry is fire for e, the entry top has just returned.
+func (q *eventQueue) fireEntry(e *heapEntry) int {
 	q.firing, q.firingKey = e.slot()+1, e.key
 	return e.slot()
 }
@@ -191,7 +322,7 @@ func (q *eventQueue) fire() int {
 func (q *eventQueue) finish() {
 	s := q.firing - 1
 	q.firing = 0
-	if p := q.pos[s]; p >= 0 && q.heap[p].key == q.firingKey {
+	if e := q.entry(s); e != nil && e.key == q.firingKey {
 		q.cancel(s)
 	}
 }

@@ -81,3 +81,76 @@ func TestEventQueueFireThenReschedule(t *testing.T) {
 		t.Fatalf("next %d@%d, want 0@30", s, w)
 	}
 }
+
+// Ticks scheduled through the tick FIFO, mixed with heap events, cancels
+// and reschedules from the firing handler, fire in exactly the order of
+// (time, schedule order), as if everything were in the heap.
+func TestEventQueueTickFIFOKeepsTheOrder(t *testing.T) {
+	const slots, tickNS = 128, 100
+	var q eventQueue
+	q.grow(slots)
+	r := rand.New(rand.NewPCG(3, 4))
+	type ent struct {
+		when int64
+		seq  uint64
+	}
+	want := map[int]ent{}
+	var seq uint64
+	now := int64(0)
+	set := func(s int, w int64, tick bool) {
+		if tick {
+			q.scheduleTick(s, w)
+		} else {
+			q.schedule(s, w)
+		}
+		want[s] = ent{w, seq}
+		seq++
+	}
+	for i := 0; i < 200000; i++ {
+		if len(want) == 0 || r.IntN(2) == 0 {
+			s := r.IntN(slots)
+			switch r.IntN(4) {
+			case 0:
+				q.cancel(s)
+				delete(want, s)
+			case 1:
+				set(s, now+int64(r.IntN(3*tickNS)), false)
+			default:
+				set(s, (now/tickNS+1+int64(r.IntN(2)))*tickNS, true)
+			}
+			continue
+		}
+		best := -1
+		for s, e := range want {
+			if best < 0 || e.when < want[best].when || e.when == want[best].when && e.seq < want[best].seq {
+				best = s
+			}
+		}
+		s, w := q.peek()
+		if s != best || w != want[best].when {
+			t.Fatalf("step %d: got slot %d@%d want %d@%d", i, s, w, best, want[best].when)
+		}
+		now = w
+		q.fire()
+		if q.queued(s) {
+			t.Fatalf("slot %d queued while it fires", s)
+		}
+		delete(want, s)
+		switch r.IntN(3) {
+		case 0:
+			set(s, now+tickNS, true)
+		case 1:
+			set(s, now+int64(r.IntN(2*tickNS)), false)
+		}
+		if o := r.IntN(slots); r.IntN(4) == 0 && o != s {
+			q.cancel(o)
+			delete(want, o)
+		}
+		q.finish()
+		for s, e := range want {
+			if !q.queued(s) || q.whenOf(s) != e.when {
+				t.Fatalf("step %d: slot %d not queued at %d", i, s, e.when)
+			}
+		}
+	}
+}

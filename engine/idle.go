@@ -112,9 +112,12 @@ func (s *Sim) selectIdleState(c *cpu, tickStopped bool) {
 		wake = min(wake, c.pollLimitAt)
 	}
 	slot := s.topo.NCPU + c.id
-	if wake < farFuture {
+	switch {
+	case wake == nextTick:
+		s.q.scheduleTick(slot, wake)
+	case wake < farFuture:
 		s.q.schedule(slot, wake)
-	} else {
+	default:
 		s.q.cancel(slot)
 	}
 }

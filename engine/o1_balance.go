@@ -486,5 +486,5 @@ func (s *Sim) o1IdleState(c *cpu) {
 		s.stats.idleEntries[c.cstate]++
 	}
 	c.tickStopped = false
-	s.q.schedule(s.topo.NCPU+c.id, (s.now/s.tickNS+1)*s.tickNS)
+	s.q.scheduleTick(s.topo.NCPU+c.id, (s.now/s.tickNS+1)*s.tickNS)
 }

@@ -65,7 +65,9 @@ func peltDecay(dt int64) int64 {
 	f := peltYN[n%peltHalfLife] >> uint(n/peltHalfLife)
 	// Within a period, interpolate linearly between 1 and y.
 	yFrac := fixOne - ((fixOne-peltYN[1])*rem)/peltPeriodNS
-	return mulFix(f, yFrac)
+	// mulFix(f, yFrac): both are in [0, 2^32] and not both 2^32 (dt > 0),
+	// so the product fits in 64 bits unsigned.
+	return int64(uint64(f) * uint64(yFrac) >> fixShift)
 }
 
 // mulFix returns a×f/2^32 for a fixed-point factor f in [0, 2^32], exact

@@ -26,3 +26,18 @@ func TestPELTHalfLife(t *testing.T) {
 		t.Fatalf("decay one half-life: %d", got)
 	}
 }
+
+// peltDecay's 64-bit product equals mulFix's 128-bit one for every dt.
+func TestPeltDecayProductFits(t *testing.T) {
+	for dt := int64(1); dt < 70*peltPeriodNS*peltHalfLife; dt = dt*17/16 + 1 {
+		n, rem := dt/peltPeriodNS, dt%peltPeriodNS
+		want := int64(0)
+		if n < 64*peltHalfLife {
+			f := peltYN[n%peltHalfLife] >> uint(n/peltHalfLife)
+			want = mulFix(f, fixOne-((fixOne-peltYN[1])*rem)/peltPeriodNS)
+		}
+		if got := peltDecay(dt); got != want {
+			t.Fatalf("peltDecay(%d) = %d, want %d", dt, got, want)
+		}
+	}
+}

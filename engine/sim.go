@@ -165,6 +165,18 @@ func New(cfg Config) (*Sim, error) {
 	s.scanMask = cpumask.New(tp.NCPU)
 	s.conservation.init(tp.NCPU, tp.NLLC)
 	s.lastOn = make([]lastDecision, tp.NCPU)
+	// Slices every CPU grows to a small working size, carved out of
+	// shared arrays up front so a CPU that first queues a second task, or
+	// first gets a wake list, seconds into a run does not allocate then.
+	const rqCap = 4
+	probes := make([]int, tp.NCPU*maxTracedProbes)
+	rq := make([]*Task, 2*tp.NCPU*rqCap)
+	for i := range s.lastOn {
+		s.lastOn[i].probes = probes[i*maxTracedProbes : i*maxTracedProbes : (i+1)*maxTracedProbes]
+		c := s.cpus[i]
+		c.tree = rq[2*i*rqCap : 2*i*rqCap : (2*i+1)*rqCap]
+		c.wakeList = rq[(2*i+1)*rqCap : (2*i+1)*rqCap : (2*i+2)*rqCap]
+	}
 	for i := range s.cpus {
 		s.conservation.cpuIdle[i] = true
 		s.conservation.llcIdle[tp.LLC[i]]++
@@ -183,6 +195,7 @@ func New(cfg Config) (*Sim, error) {
 		s.o1Init()
 	}
 	s.initIdle()
+	s.lbInit()
 	s.ctx.sim = s
 	return s, nil
 }
@@ -243,11 +256,17 @@ func (s *Sim) TimeSlices() (latency, minGran, wakeupGran int64) {
 
 // Step processes the next event. It returns false when there is none.
 func (s *Sim) Step() bool {
-	slot, when := s.q.peek()
-	if slot < 0 {
+	e := s.q.top()
+	if e == nil {
 		return false
 	}
-	s.q.fire()
+	s.step(e)
+	return true
+}
+
+// step processes e, the queue's earliest entry.
+func (s *Sim) step(e *heapEntry) {
+	slot, when := s.q.fireEntry(e), e.when
 	if when == s.now {
 		s.sameTime++
 		if s.sameTime > maxEventsPerInstant {
@@ -265,18 +284,17 @@ func (s *Sim) Step() bool {
 			panic(fmt.Sprintf("invariant violated at t=%d after event %d: %v", s.now, s.events, err))
 		}
 	}
-	return true
 }
 
 // RunUntil processes every event up to and including time t, then sets the
 // clock to t.
 func (s *Sim) RunUntil(t int64) {
 	for {
-		slot, when := s.q.peek()
-		if slot < 0 || when > t {
+		e := s.q.top()
+		if e == nil || e.when > t {
 			break
 		}
-		s.Step()
+		s.step(e)
 	}
 	if t > s.now {
 		s.now = t
@@ -462,6 +480,7 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 		lastRanCPU: -1, recentUsedCPU: -1, lastWakee: -1, srqShard: -1, loadCPU: -1,
 		timerCPU: -1, nrAllowed: allowed.Weight(),
 	}
+	t.progInto, _ = spec.Program.(ProgramInto)
 	t.load.last, t.util.last = s.now, s.now
 	t.o1Left = s.O1Timeslice(t.Nice)
 	t.polluteNS = max(0, spec.PolluteNS)

@@ -51,6 +51,10 @@ type Domain struct {
 	// statistics can be cached by (kind, index).
 	GroupKind GroupKind
 	GroupIdx  []int
+	// GroupCPUs[i] lists the CPUs of Groups[i] in order (the balancer's
+	// per-CPU walks), and SpanWeight is Span's weight.
+	GroupCPUs  [][]int32
+	SpanWeight int
 	// ShareLLC marks levels whose CPUs share the last-level cache
 	// (SD_SHARE_PKG_RESOURCES); the highest such level is sd_llc.
 	ShareLLC bool
@@ -255,6 +259,11 @@ func (tp *Topology) buildDomains() {
 				}
 				for _, g := range dom.Groups {
 					dom.GroupIdx = append(dom.GroupIdx, tp.GroupIndexOf(dom.GroupKind, g.First()))
+					var ids []int32
+					for c := g.First(); c >= 0; c = g.Next(c + 1) {
+						ids = append(ids, int32(c))
+					}
+					dom.GroupCPUs = append(dom.GroupCPUs, ids)
 				}
 				cache[[2]int{int(d.level), key}] = dom
 			}
@@ -282,7 +291,7 @@ func (tp *Topology) buildDomains() {
 // (kernel-reference.md §3.1: base 125 / busy_factor 32; SMT 110; LLC 117).
 func newDomain(level Level, span cpumask.Mask, sockets int) *Domain {
 	w := int64(span.Weight())
-	d := &Domain{Level: level, Span: span, BusyFactor: 32, MinIntervalMS: w, MaxIntervalMS: 2 * w,
+	d := &Domain{Level: level, Span: span, SpanWeight: int(w), BusyFactor: 32, MinIntervalMS: w, MaxIntervalMS: 2 * w,
 		ImbalancePct: 125, CacheNiceTries: 1, PreferSibling: true}
 	switch level {
 	case LevelSMT:

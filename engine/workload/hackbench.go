@@ -288,8 +288,8 @@ type hbChild struct {
 	i, j      int64 // sender: loop and fd; receiver: i = messages read
 }
 
-// Next implements engine.Program for a sender or receiver.
-func (c *hbChild) Next(ctx *engine.Ctx) engine.Action {
+// NextInto implements engine.ProgramInto for a sender or receiver.
+func (c *hbChild) NextInto(ctx *engine.Ctx, a *engine.Action) {
 	hb := c.hb
 	for {
 		switch c.state {
@@ -297,20 +297,23 @@ func (c *hbChild) Next(ctx *engine.Ctx) engine.Action {
 			// ready(): write a byte to the ready pipe, then poll the
 			// wake pipe.
 			c.state = hcReady
-			return engine.KernelRun(writeCostNS(PipeChan, 1) + pollSetupNS)
+			*a = engine.KernelRun(writeCostNS(PipeChan, 1) + pollSetupNS)
+			return
 		case hcReady:
 			hb.ready++
 			c.state = hcBarrier
 			if hb.ready == hb.n {
-				if a, ok := hb.wakeParent(true); ok {
-					return a
+				if w, ok := hb.wakeParent(true); ok {
+					*a = w
+					return
 				}
 			}
 		case hcBarrier:
 			if !hb.started {
 				c.atBarrier = true
 				hb.barrier = append(hb.barrier, c)
-				return engine.Block()
+				*a = engine.Block()
+				return
 			}
 			c.state = hcLoop
 		case hcLoop:
@@ -330,8 +333,8 @@ func (c *hbChild) Next(ctx *engine.Ctx) engine.Action {
 			}
 			c.state = hcIO
 		case hcIO:
-			if a, ok := c.io.step(ctx); ok {
-				return a
+			if c.io.next(ctx, a) {
+				return
 			}
 			c.state = hcLoop
 			if c.sender {
@@ -348,17 +351,28 @@ func (c *hbChild) Next(ctx *engine.Ctx) engine.Action {
 		case hcExit:
 			c.state = hcExitNotify
 			if hb.threads {
-				return kernelStep(exitThreadNS, true)
+				*a = kernelStep(exitThreadNS, true)
+				return
 			}
-			return kernelStep(exitProcessNS, true)
+			*a = kernelStep(exitProcessNS, true)
+			return
 		case hcExitNotify:
 			hb.exited++
 			c.state = hcGone
-			if a, ok := hb.wakeParent(!hb.threads); ok {
-				return a
+			if w, ok := hb.wakeParent(!hb.threads); ok {
+				*a = w
+				return
 			}
 		case hcGone:
-			return engine.Exit()
+			*a = engine.Exit()
+			return
 		}
 	}
+}
+
+// Next implements engine.Program: NextInto, returned by value.
+func (c *hbChild) Next(ctx *engine.Ctx) engine.Action {
+	var a engine.Action
+	c.NextInto(ctx, &a)
+	return a
 }

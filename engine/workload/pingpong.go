@@ -234,29 +234,31 @@ type ppClient struct {
 	start int64 // when the request's send began
 }
 
-// Next implements engine.Program for a client.
-func (c *ppClient) Next(ctx *engine.Ctx) engine.Action {
+// NextInto implements engine.ProgramInto for a client.
+func (c *ppClient) NextInto(ctx *engine.Ctx, a *engine.Action) {
 	cfg := &c.pp.cfg
 	for {
 		switch c.state {
 		case pcThink:
 			c.state = pcApp
 			if cfg.think > 0 {
-				return engine.Sleep(cfg.think)
+				*a = engine.Sleep(cfg.think)
+				return
 			}
 		case pcApp:
 			c.pair.op = cfg.pick(ctx)
 			c.state = pcSend
 			if cfg.clientNS > 0 {
-				return engine.Run(cfg.clientNS)
+				*a = engine.Run(cfg.clientNS)
+				return
 			}
 		case pcSend:
 			c.start = ctx.Now()
 			c.io.start(c.pair.c2s, true, c.pair.op.req)
 			c.state = pcRecv
 		case pcRecv:
-			if a, ok := c.io.step(ctx); ok {
-				return a
+			if c.io.next(ctx, a) {
+				return
 			}
 			if c.io.ch == c.pair.c2s {
 				c.pair.Requests++
@@ -279,6 +281,13 @@ func (c *ppClient) Next(ctx *engine.Ctx) engine.Action {
 	}
 }
 
+// Next implements engine.Program: NextInto, returned by value.
+func (c *ppClient) Next(ctx *engine.Ctx) engine.Action {
+	var a engine.Action
+	c.NextInto(ctx, &a)
+	return a
+}
+
 // Server states.
 const (
 	psRecv = iota
@@ -295,8 +304,8 @@ type ppServer struct {
 	body  bool // reading a tbench request's body
 }
 
-// Next implements engine.Program for a server.
-func (s *ppServer) Next(ctx *engine.Ctx) engine.Action {
+// NextInto implements engine.ProgramInto for a server.
+func (s *ppServer) NextInto(ctx *engine.Ctx, a *engine.Action) {
 	cfg := &s.pp.cfg
 	for {
 		switch s.state {
@@ -310,8 +319,8 @@ func (s *ppServer) Next(ctx *engine.Ctx) engine.Action {
 			s.io.start(s.pair.c2s, false, n)
 			s.state = psRecvIO
 		case psRecvIO:
-			if a, ok := s.io.step(ctx); ok {
-				return a
+			if s.io.next(ctx, a) {
+				return
 			}
 			if cfg.fixedReq == 0 && !s.body {
 				if rest := s.pair.op.req - tbenchHeader; rest > 0 {
@@ -324,17 +333,25 @@ func (s *ppServer) Next(ctx *engine.Ctx) engine.Action {
 			s.pair.Served++
 			s.state = psApp
 			if cfg.serverNS > 0 {
-				return engine.Run(cfg.serverNS)
+				*a = engine.Run(cfg.serverNS)
+				return
 			}
 		case psApp:
 			s.io.start(s.pair.s2c, true, s.pair.op.resp)
 			s.state = psSend
 		case psSend:
-			if a, ok := s.io.step(ctx); ok {
-				return a
+			if s.io.next(ctx, a) {
+				return
 			}
 			s.pair.Responses++
 			s.state = psRecv
 		}
 	}
+}
+
+// Next implements engine.Program: NextInto, returned by value.
+func (s *ppServer) Next(ctx *engine.Ctx) engine.Action {
+	var a engine.Action
+	s.NextInto(ctx, &a)
+	return a
 }

@@ -106,9 +106,9 @@ type pipeTask struct {
 	waiting bool // task 1 waiting for task 0 to exit
 }
 
-// Next implements engine.Program (perf's worker_thread, then exit or
+// NextInto implements engine.ProgramInto (perf's worker_thread, then exit or
 // reap).
-func (t *pipeTask) Next(ctx *engine.Ctx) engine.Action {
+func (t *pipeTask) NextInto(ctx *engine.Ctx, a *engine.Action) {
 	pb := t.pb
 	for {
 		switch t.state {
@@ -131,8 +131,8 @@ func (t *pipeTask) Next(ctx *engine.Ctx) engine.Action {
 			}
 			t.state, t.next = ptIO, ptFirst
 		case ptIO:
-			if a, ok := t.io.step(ctx); ok {
-				return a
+			if t.io.next(ctx, a) {
+				return
 			}
 			t.state = t.next
 			if t.next == ptFirst {
@@ -148,19 +148,24 @@ func (t *pipeTask) Next(ctx *engine.Ctx) engine.Action {
 				// if it already waits in waitpid/pthread_join.
 				t.state = ptExited
 				if pb.threads {
-					return kernelStep(exitThreadNS, true)
+					*a = kernelStep(exitThreadNS, true)
+					return
 				}
-				return kernelStep(exitProcessNS, true)
+				*a = kernelStep(exitProcessNS, true)
+				return
 			}
 			if !pb.child0Exited {
 				t.waiting = true
-				return engine.Block()
+				*a = engine.Block()
+				return
 			}
 			t.state = ptReap
 			if pb.threads {
-				return engine.KernelRun(reapThreadNS)
+				*a = engine.KernelRun(reapThreadNS)
+				return
 			}
-			return engine.KernelRun(reapProcessNS)
+			*a = engine.KernelRun(reapProcessNS)
+			return
 		case ptExited:
 			pb.child0Exited = true
 			t.state = ptGone
@@ -168,14 +173,23 @@ func (t *pipeTask) Next(ctx *engine.Ctx) engine.Action {
 				other.waiting = false
 				// __wake_up_parent (sync) for a process; the CLEARTID
 				// futex wake (plain) for a thread.
-				return sectionWake(other.id, !pb.threads, false)
+				*a = sectionWake(other.id, !pb.threads, false)
+				return
 			}
 		case ptReap:
 			pb.doneAt = ctx.Now()
 			ctx.Finish()
 			t.state = ptGone
 		case ptGone:
-			return engine.Exit()
+			*a = engine.Exit()
+			return
 		}
 	}
+}
+
+// Next implements engine.Program: NextInto, returned by value.
+func (t *pipeTask) Next(ctx *engine.Ctx) engine.Action {
+	var a engine.Action
+	t.NextInto(ctx, &a)
+	return a
 }
