@@ -240,22 +240,12 @@ func (g *Game) read(stepped, slow bool) bool {
 // wakeup", a click in the decisions list): its target, its probe path in
 // order and its chosen CPU, on its arm's map.
 func (g *Game) followPanelHighlight(arms []*playground.ArmView) {
-	arm, d := -1, (*engine.Decision)(nil)
-	for i, v := range arms {
-		if v.Highlight != nil {
-			arm, d = i, v.Highlight
-			break
-		}
-	}
+	arm, d := panelSelection(arms)
 	if d == g.viewHL {
 		return
 	}
 	g.viewHL = d
-	if d == nil {
-		g.SetHighlightDecision(-1, -1, nil, -1)
-		return
-	}
-	g.SetHighlightDecision(arm, d.Target, d.Probes, d.Chosen)
+	g.shell.setHighlight(decisionHighlight(arm, d))
 }
 
 // keys handles the canvas shortcuts: space pauses or resumes, '.' runs to

@@ -1,6 +1,11 @@
 package ui
 
-import "sync"
+import (
+	"sync"
+
+	"schedplay/engine"
+	"schedplay/playground"
+)
 
 // Settings the page shell changes from its own event handlers (a
 // decision's probe path to highlight, the baseline arm): kept under a
@@ -80,4 +85,26 @@ func PathOrder(path []int, ncpu int, dst []int) []int {
 		}
 	}
 	return dst
+}
+
+// panelSelection finds the decision the panel selected ("Step one
+// wakeup", a click in the decisions list): the first arm whose view
+// carries one, and that decision (-1, nil: none).
+func panelSelection(arms []*playground.ArmView) (int, *engine.Decision) {
+	for i, v := range arms {
+		if v.Highlight != nil {
+			return i, v.Highlight
+		}
+	}
+	return -1, nil
+}
+
+// decisionHighlight is what the canvas draws for decision d of arm arm:
+// its target, its probe path in order and its chosen CPU; nothing for a
+// nil d.
+func decisionHighlight(arm int, d *engine.Decision) Highlight {
+	if d == nil {
+		return Highlight{Arm: -1, Target: -1, Chosen: -1}
+	}
+	return Highlight{Arm: arm, Target: d.Target, Path: d.Probes, Chosen: d.Chosen}
 }
