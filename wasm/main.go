@@ -165,6 +165,11 @@ type safeGame struct {
 	drawFails int
 	drawRetry time.Time
 	updDur    time.Duration
+	// What this frame's Update found: a build in progress, and whether
+	// the arms changed (the canvas rebuilds its per-CPU state for them).
+	building bool
+	rebuilt  bool
+	seenGen  int
 }
 
 func generation() int {
@@ -178,7 +183,10 @@ func (s *safeGame) Layout(w, h int) (int, int) { return s.g.Layout(w, h) }
 func (s *safeGame) Update() error {
 	start := time.Now()
 	stats.update(start)
-	if gen := generation(); gen != s.updFailed {
+	_, s.building = app.Building()
+	gen := generation()
+	s.rebuilt, s.seenGen = gen != s.seenGen, gen
+	if gen != s.updFailed {
 		func() {
 			defer func() {
 				if r := recover(); r != nil {
@@ -219,7 +227,7 @@ func (s *safeGame) Draw(screen *ebiten.Image) {
 	} else {
 		screen.Fill(plain)
 	}
-	stats.frame(s.updDur + time.Since(start))
+	stats.frame(s.updDur, time.Since(start), s.building, s.rebuilt)
 	// A big machine takes seconds to build: the page is ready (the
 	// canvas draws, the panel answers, the strip shows the build) before
 	// its map can show.
@@ -257,6 +265,13 @@ type frameStats struct {
 	maxGap      time.Duration
 	maxWork     time.Duration
 	lastWork    time.Duration
+	// The worst frame's split, the worst frame while a build was in
+	// progress (its Update saw one and the arms did not change), and the
+	// worst frame that took new arms in (rebuilding the canvas for them).
+	worstUpd, worstDraw time.Duration
+	worstRebuilt        bool
+	maxBuildingWork     time.Duration
+	maxRebuildWork      time.Duration
 	maxCall     time.Duration
 	maxCallName string
 	slices      int64
@@ -291,14 +306,23 @@ func (f *frameStats) update(now time.Time) {
 	f.last = now
 }
 
-func (f *frameStats) frame(work time.Duration) {
+func (f *frameStats) frame(upd, draw time.Duration, building, rebuilt bool) {
+	work := upd + draw
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.frames++
 	f.recent[f.nrec%frameRing] = work
 	f.nrec++
 	f.lastWork = work
-	f.maxWork = max(f.maxWork, work)
+	if work > f.maxWork {
+		f.maxWork, f.worstUpd, f.worstDraw, f.worstRebuilt = work, upd, draw, rebuilt
+	}
+	switch {
+	case rebuilt:
+		f.maxRebuildWork = max(f.maxRebuildWork, work)
+	case building:
+		f.maxBuildingWork = max(f.maxBuildingWork, work)
+	}
 }
 
 // callback records a callback that started at start (defer it).
@@ -319,9 +343,12 @@ func (f *frameStats) view(reset bool) map[string]any {
 		"frames": f.frames, "maxGapMs": ms(f.maxGap), "maxWorkMs": ms(f.maxWork), "lastWorkMs": ms(f.lastWork),
 		"maxCallbackMs": ms(f.maxCall), "maxCallback": f.maxCallName,
 		"buildSlices": f.slices, "maxBuildSliceMs": ms(f.maxSlice), "maxBuildStepMs": ms(f.maxStep),
+		"worstUpdateMs": ms(f.worstUpd), "worstDrawMs": ms(f.worstDraw), "worstRebuilt": f.worstRebuilt,
+		"maxBuildingWorkMs": ms(f.maxBuildingWork), "maxRebuildWorkMs": ms(f.maxRebuildWork),
 	}
 	if reset {
 		f.maxGap, f.maxWork, f.maxCall, f.maxCallName = 0, 0, 0, ""
+		f.worstUpd, f.worstDraw, f.worstRebuilt, f.maxBuildingWork, f.maxRebuildWork = 0, 0, false, 0, 0
 		f.slices, f.maxSlice, f.maxStep = 0, 0, 0
 		f.last = time.Time{}
 		f.nrec = 0
