@@ -259,12 +259,12 @@ func setReady() {
 // background build (all of which hold the tab), and the longest of the
 // engine's indivisible build steps.
 type frameStats struct {
-	mu          sync.Mutex
-	frames      int64
-	last        time.Time
-	maxGap      time.Duration
-	maxWork     time.Duration
-	lastWork    time.Duration
+	mu       sync.Mutex
+	frames   int64
+	last     time.Time
+	maxGap   time.Duration
+	maxWork  time.Duration
+	lastWork time.Duration
 	// The worst frame's split, the worst frame while a build was in
 	// progress (its Update saw one and the arms did not change), and the
 	// worst frame that took new arms in (rebuilding the canvas for them).
@@ -272,11 +272,11 @@ type frameStats struct {
 	worstRebuilt        bool
 	maxBuildingWork     time.Duration
 	maxRebuildWork      time.Duration
-	maxCall     time.Duration
-	maxCallName string
-	slices      int64
-	maxSlice    time.Duration
-	maxStep     time.Duration
+	maxCall             time.Duration
+	maxCallName         string
+	slices              int64
+	maxSlice            time.Duration
+	maxStep             time.Duration
 	// recent are the last frames' work times (a ring), for percentiles.
 	recent [frameRing]time.Duration
 	nrec   int
