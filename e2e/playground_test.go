@@ -198,12 +198,26 @@ func TestPlayground(t *testing.T) {
 		_, png := p.screenshot()
 		p.saveScreenshot("schedplay-e2e-ab.png", png)
 
+		// The experiment pauses its live arms at its duration (5 s for
+		// v1-sis-schbench): get there first (runTo pauses as the user
+		// would; resuming past the duration lets the experiment pause
+		// them), so that the change below starts from an
+		// experiment-paused page.
+		if _, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`sim.runTo(5.05).then(() => "")`, chromedp.EvalAwaitPromise)); err != nil {
+			p.fatalf("sim.runTo(5.05): %v", err)
+		}
+		p.do("resume past the experiment's duration", chromedp.Evaluate[chromedp.Void](`sim.pause(false)`))
+		p.waitFor("the experiment to pause its live arms at 5 s", `sim.state().paused === true`, 30*time.Second)
+
 		// Eras per arm: arm B on 6.6 (EEVDF). The knobs 6.6 lacks go
 		// from B's settings and are greyed out in B's column only.
 		p.do("pick era 6.6 for arm B", chromedp.Evaluate[chromedp.Void](
 			`(() => { const s = document.querySelector('#knobs select[data-knob="era"][data-arm="b"]'); s.value = "6.6"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`))
-		p.waitFor("b.era=6.6 in the link and both arms running", `/[#&]b\.era=6\.6(&|$)/.test(location.hash) && sim.state().building === null &&
-			sim.state().arms.length >= 2 && sim.state().arms[1].wakeups > 0`, 30*time.Second)
+		p.waitFor("b.era=6.6 in the link", `/[#&]b\.era=6\.6(&|$)/.test(location.hash) && sim.state().error === ""`, 10*time.Second)
+		// Running, even if the experiment had paused its live arms at
+		// its duration: a change the user makes starts a run that runs.
+		p.waitFor("the arms with B on 6.6 built and running", `sim.state().building === null && sim.state().arms.length >= 2 && !sim.state().paused`, 60*time.Second)
+		p.waitFor("arm B (6.6) to wake tasks", `sim.state().arms[1].wakeups > 0`, 30*time.Second)
 		p.waitFor("GENTLE_FAIR_SLEEPERS greyed out for arm B only", `document.querySelector('#knobs input[data-knob="GENTLE_FAIR_SLEEPERS"][data-arm="b"]').disabled &&
 			!document.querySelector('#knobs input[data-knob="GENTLE_FAIR_SLEEPERS"][data-arm="a"]').disabled`, 5*time.Second)
 		if st := p.state(); st.KnobsB["SIS_BOUND"] != "" {

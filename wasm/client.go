@@ -23,22 +23,26 @@ import (
 // role), and keeps each arm's latest snapshot for the canvas and for
 // window.sim. Nothing here simulates: frames never wait for the engine.
 type client struct {
-	mu       sync.Mutex
-	state    playground.State // the running arms'
-	job      *buildJob
-	seq      int64 // the newest build sent
-	runSeq   int64 // the build the running arms came from
-	gen      int
-	views    []*playground.ArmView
-	scratch  *playground.Snapshot
-	workers  []*engineWorker
-	paused   bool
-	lastErr  string
-	crash    *playground.Crash
-	halted   bool
-	replies  map[int]chan reply
-	nextID   int
-	onceFrom time.Time // when the page started (worker start times)
+	mu      sync.Mutex
+	state   playground.State // the running arms'
+	job     *buildJob
+	seq     int64 // the newest build sent
+	runSeq  int64 // the build the running arms came from
+	gen     int
+	views   []*playground.ArmView
+	scratch *playground.Snapshot
+	workers []*engineWorker
+	paused  bool
+	// autoPaused: the pause is the experiment's (its live arms reached
+	// its duration), not the user's: the next run that replaces them
+	// starts running.
+	autoPaused bool
+	lastErr    string
+	crash      *playground.Crash
+	halted     bool
+	replies    map[int]chan reply
+	nextID     int
+	onceFrom   time.Time // when the page started (worker start times)
 	// forceBuild is a debugPanic("build") waiting for the next build.
 	forceBuild bool
 	// exp is the guided run of the experiment the arms are (nil: none).
@@ -396,6 +400,11 @@ func (c *client) built(ew *engineWorker, m js.Value) {
 	c.job = nil
 	c.state, c.runSeq = j.st.Clone(), j.seq
 	c.gen++
+	if c.autoPaused {
+		// The experiment paused the arms these replace; the user
+		// changed something, so the new run runs.
+		c.paused, c.autoPaused = false, false
+	}
 	c.crash, c.halted = nil, false
 	c.hlArm, c.hlN = 0, 0
 	c.views = c.views[:0]
@@ -551,7 +560,7 @@ func (c *client) Halted() bool {
 func (c *client) SetPaused(p bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.paused = p
+	c.paused, c.autoPaused = p, false
 	c.ctlAll()
 }
 
@@ -621,7 +630,7 @@ func (c *client) Error() string {
 func (c *client) Step(kind string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.paused = true
+	c.paused, c.autoPaused = true, false
 	c.ctlAll()
 	if c.job != nil || c.halted || len(c.views) == 0 {
 		return

@@ -153,7 +153,7 @@ func (c *client) stopExperimentRun() {
 		}
 	}
 	x.stopped = true
-	c.paused = true
+	c.paused, c.autoPaused = true, true
 	c.ctlAll()
 }
 
