@@ -152,7 +152,10 @@ func TestPlayground(t *testing.T) {
 		if !paused { // now paused: step one wakeup with "."
 			before := p.state().Arms[0].Wakeups
 			p.do("press .", chromedp.KeyEvent("."))
-			p.waitFor("'.' to step a wakeup", fmt.Sprintf(`sim.state().arms[0].wakeups > %d`, before), 5*time.Second)
+			// 15 s: the step crosses the engine worker and back, each
+			// waiting for a core on a loaded 2-core machine (5 s timed
+			// out once in a loop of runs at load 7).
+			p.waitFor("'.' to step a wakeup", fmt.Sprintf(`sim.state().arms[0].wakeups > %d`, before), 15*time.Second)
 			p.do("press space", chromedp.KeyEvent(" "))
 			p.waitFor("space to resume", `sim.state().paused === false`, 5*time.Second)
 		}
