@@ -87,18 +87,7 @@ func (s *Sim) o1TaskHot(p *Task, d o1Dom) bool {
 // CPU onto a busy one — then wake_idle: an idle SMT sibling of the chosen
 // CPU if it is busy (SD_WAKE_IDLE).
 func (s *Sim) o1SelectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
-	d := &s.dec
-	*d = Decision{Time: s.now, Task: p.ID, Waker: cur.ID, WakerCPU: this, Sync: sync, SISLimit: math.MaxInt32}
-	if cur.ID < 0 {
-		d.Waker = -1
-	}
-	s.probeBuf = s.probeBuf[:0]
-	s.scanner, s.scanCost = this, 0
-	cpu := p.cpu
-	if cpu < 0 {
-		cpu = this
-	}
-	d.Prev = cpu
+	d, cpu := s.beginDecision(p, this, cur, sync)
 	newCPU := cpu
 	if cpu != this && p.allowed.Test(this) {
 		load, thisLoad := s.o1SourceLoad(cpu), s.o1TargetLoad(this)

@@ -90,18 +90,7 @@ func (s *Sim) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
 	if s.era == knob.Era66 {
 		return s.selectTaskRq66(p, this, cur, sync)
 	}
-	d := &s.dec
-	*d = Decision{Time: s.now, Task: p.ID, Waker: cur.ID, WakerCPU: this, Sync: sync, SISLimit: math.MaxInt32}
-	if cur.ID < 0 {
-		d.Waker = -1
-	}
-	s.probeBuf = s.probeBuf[:0]
-	s.scanner, s.scanCost = this, 0
-	prev := p.cpu
-	if prev < 0 {
-		prev = this
-	}
-	d.Prev = prev
+	d, prev := s.beginDecision(p, this, cur, sync)
 	if p.nrAllowed == 1 {
 		// select_task_rq (core.c): the class hook runs only when
 		// p->nr_cpus_allowed > 1; a pinned task goes to its CPU without
@@ -492,4 +481,23 @@ func (s *Sim) recordWakeLatency(t *Task) {
 	s.workloads[t.workload].recordWake(lat / Microsecond)
 	s.stats.wakeLatNS += lat
 	s.stats.wakeLatCount++
+}
+
+// beginDecision starts the Decision record of a wakeup of p issued on CPU
+// this (the same in every era): who wakes whom, its previous CPU (this
+// CPU for a task that never ran) and a fresh probe scan charged to this.
+func (s *Sim) beginDecision(p *Task, this int, cur *Task, sync bool) (*Decision, int) {
+	d := &s.dec
+	*d = Decision{Time: s.now, Task: p.ID, Waker: cur.ID, WakerCPU: this, Sync: sync, SISLimit: math.MaxInt32}
+	if cur.ID < 0 {
+		d.Waker = -1
+	}
+	s.probeBuf = s.probeBuf[:0]
+	s.scanner, s.scanCost = this, 0
+	prev := p.cpu
+	if prev < 0 {
+		prev = this
+	}
+	d.Prev = prev
+	return d, prev
 }

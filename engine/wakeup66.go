@@ -38,18 +38,7 @@ import (
 
 // selectTaskRq66 is select_task_rq_fair of v6.6 for a wakeup (WF_TTWU).
 func (s *Sim) selectTaskRq66(p *Task, this int, cur *Task, sync bool) *Decision {
-	d := &s.dec
-	*d = Decision{Time: s.now, Task: p.ID, Waker: cur.ID, WakerCPU: this, Sync: sync, SISLimit: math.MaxInt32}
-	if cur.ID < 0 {
-		d.Waker = -1
-	}
-	s.probeBuf = s.probeBuf[:0]
-	s.scanner, s.scanCost = this, 0
-	prev := p.cpu
-	if prev < 0 {
-		prev = this
-	}
-	d.Prev = prev
+	d, prev := s.beginDecision(p, this, cur, sync)
 	if p.nrAllowed == 1 {
 		// select_task_rq (core.c): the class hook runs only when
 		// p->nr_cpus_allowed > 1.
