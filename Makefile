@@ -109,11 +109,14 @@ fuzz:
 ## wasm under Node, then one table of both (events/s, wakeups/s, wasm /
 ## native, engine / bare loop). Record results in BENCHMARKS.md; for
 ## before/after tables use BENCHCOUNT=5 and benchstat on the raw files.
+## -p 1: go test runs the two packages' binaries one at a time (by
+## default it runs them side by side, and the bare loop and the engine
+## benchmarks then share the two cores, which skews every ratio).
 BENCH      ?= .
 BENCHTIME  ?= 1s
 BENCHCOUNT ?= 1
 BENCH_PKGS := ./engine/ ./engine/workload/
-BENCH_ARGS  = -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -count $(BENCHCOUNT) $(BENCH_PKGS)
+BENCH_ARGS  = -p 1 -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -count $(BENCHCOUNT) $(BENCH_PKGS)
 bench: SHELL := /bin/bash
 bench: .SHELLFLAGS := -o pipefail -c
 bench:
