@@ -60,9 +60,11 @@ e2e:
 
 # The engine must behave identically in the browser: run its tests as wasm.
 # -short: the many-seed invariant sweeps run 2 seeds per case here (about
-# 3x slower under Node); `make unit` runs them in full natively.
+# 3x slower under Node); `make unit` runs them in full natively. presets,
+# playground and scenario run too: the browser build reads and writes JSON
+# with encoding/json where the CLI uses go-json (internal/json).
 wasm-test:
-	GOOS=js GOARCH=wasm $(GO) test -short -exec=$(WASM_EXEC) ./engine/...
+	GOOS=js GOARCH=wasm $(GO) test -short -exec=$(WASM_EXEC) ./engine/... ./presets/ ./playground/ ./scenario/
 
 # The validation targets of validation.md at each experiment's "quick"
 # size; fails when a target not marked known_fail fails.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	json "github.com/goccy/go-json"
+	"schedplay/internal/json"
 
 	"schedplay/engine"
 	"schedplay/scenario"

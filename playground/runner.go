@@ -1,7 +1,7 @@
 package playground
 
 import (
-	json "github.com/goccy/go-json"
+	"schedplay/internal/json"
 	"time"
 
 	"schedplay/engine"

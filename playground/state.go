@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	json "github.com/goccy/go-json"
+	"schedplay/internal/json"
 
 	"schedplay/engine/field"
 	"schedplay/engine/knob"

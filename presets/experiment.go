@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	json "github.com/goccy/go-json"
+	"schedplay/internal/json"
 
 	"schedplay/engine/knob"
 	"schedplay/engine/machine"

@@ -26,7 +26,7 @@ import (
 	"strings"
 	"sync"
 
-	json "github.com/goccy/go-json"
+	"schedplay/internal/json"
 
 	"schedplay/engine/field"
 	"schedplay/engine/knob"

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"sync"
 
-	json "github.com/goccy/go-json"
+	"schedplay/internal/json"
 )
 
 // RunMany runs the config with seeds Seed, Seed+1, … Seed+runs-1 and

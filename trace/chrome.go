@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"io"
 
-	json "github.com/goccy/go-json"
+	"schedplay/internal/json"
 
 	"schedplay/engine"
 )

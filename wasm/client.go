@@ -10,7 +10,7 @@ import (
 	"syscall/js"
 	"time"
 
-	json "github.com/goccy/go-json"
+	"schedplay/internal/json"
 
 	"schedplay/engine"
 	"schedplay/engine/machine"

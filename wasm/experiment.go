@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	json "github.com/goccy/go-json"
+	"schedplay/internal/json"
 
 	"schedplay/engine"
 	"schedplay/experiment"

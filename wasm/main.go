@@ -33,7 +33,7 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	json "github.com/goccy/go-json"
+	"schedplay/internal/json"
 
 	"schedplay/engine"
 	"schedplay/engine/knob"
