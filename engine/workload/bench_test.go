@@ -28,6 +28,12 @@ func benchRun(b *testing.B, setup func(seed uint64) *engine.Sim, run func(s *eng
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		s := setup(uint64(i + 1))
+		// Collect the previous iteration's simulation and the setup's
+		// garbage now, untimed: otherwise the collector's marking (and its
+		// write barriers) runs inside the timed run — on the one thread
+		// under WebAssembly, 12% of schbench's profile there — though a
+		// simulation in steady state allocates nothing.
+		runtime.GC()
 		runtime.ReadMemStats(&ms)
 		before := ms.Mallocs
 		b.StartTimer()
