@@ -37,6 +37,10 @@ func TestPageBenchmark(t *testing.T) {
 		out.WriteString(line + "\n")
 	}
 
+	if os.Getenv("SCHEDPLAY_PAGE_BENCH") == "profile" {
+		profileLoad(t, b, baseURL+"/")
+		return
+	}
 	// A first visit: a fresh tab, no cache.
 	p := openPage(t, b, baseURL+"/")
 	lt := eval[loadTimes](p, `(() => {

@@ -516,7 +516,11 @@ func fileExists(p string) bool {
 // buildPage builds the wasm and puts it in dir with the hand-written page
 // files and wasm_exec.js, as `make wasm` does for static/.
 func buildPage(root, goBin, dir string) error {
-	cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(dir, "schedplay.wasm"), "./wasm")
+	ldflags := "-ldflags=-s -w"
+	if os.Getenv("SCHEDPLAY_PAGE_BENCH") == "profile" {
+		ldflags = "-ldflags=-w" // keep the function names for the profile
+	}
+	cmd := exec.Command(goBin, "build", "-trimpath", ldflags, "-o", filepath.Join(dir, "schedplay.wasm"), "./wasm")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -1,0 +1,121 @@
+//go:build !js
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/profiler"
+	"github.com/chromedp/chromedp"
+)
+
+// profileLoad records a V8 CPU profile of the page's main thread from
+// navigation to interactive (the first frame with the map and the panel
+// built) and prints where the time went: the "profile that stops" the
+// time-to-interactive target, if it is not met (issue 10). The wasm is
+// built with its function names for this (SCHEDPLAY_PAGE_BENCH=profile).
+// The profile is written as load.cpuprofile (Chrome DevTools, Performance
+// → Load profile) to $SCHEDPLAY_BENCH_OUT's directory, or the test's temp
+// directory.
+func profileLoad(t *testing.T, b *chromium, url string) {
+	ctx, con := b.tab(t, 4*time.Minute)
+	p := &page{t: t, ctx: ctx, con: con}
+	if _, err := chromedp.Call(ctx, profiler.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, profiler.Start, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	p.do("open the page", chromedp.EmulateViewport(viewportW, viewportH), chromedp.Navigate(url))
+	p.waitFor("interactive", `window.simReady === true && window.schedplayLoad && window.schedplayLoad.firstMap > 0 && window.schedplayLoad.panel > 0`, 120*time.Second)
+	res, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("schedplayLoad %s", eval[string](p, `JSON.stringify(window.schedplayLoad)`))
+	prof := res.Profile
+	dir := t.TempDir()
+	if o := os.Getenv("SCHEDPLAY_BENCH_OUT"); o != "" {
+		dir = filepath.Dir(o)
+	}
+	out := filepath.Join(dir, "load.cpuprofile")
+	if data, err := json.Marshal(prof); err == nil && os.WriteFile(out, data, 0o644) == nil {
+		t.Logf("profile written to %s", out)
+	}
+	for _, line := range summarizeProfile(prof, 40) {
+		t.Log(line)
+	}
+}
+
+// summarizeProfile sums self time per function (and per Go package, for
+// wasm functions named pkg.Func) and returns the top n lines of each.
+func summarizeProfile(prof *profiler.Profile, n int) []string {
+	nodes := map[int64]*profiler.ProfileNode{}
+	for _, nd := range prof.Nodes {
+		nodes[nd.ID] = nd
+	}
+	self := map[string]int64{}
+	pkgs := map[string]int64{}
+	var total int64
+	for i, id := range prof.Samples {
+		if i >= len(prof.TimeDeltas) {
+			break
+		}
+		d := prof.TimeDeltas[i]
+		nd := nodes[id]
+		if nd == nil || nd.CallFrame == nil {
+			continue
+		}
+		name := nd.CallFrame.FunctionName
+		if name == "" {
+			name = "(anonymous) " + filepath.Base(nd.CallFrame.URL)
+		}
+		self[name] += d
+		pkgs[goPackage(name, nd.CallFrame.URL)] += d
+		total += d
+	}
+	top := func(m map[string]int64, title string) []string {
+		type kv struct {
+			k string
+			v int64
+		}
+		var s []kv
+		for k, v := range m {
+			s = append(s, kv{k, v})
+		}
+		sort.Slice(s, func(i, j int) bool { return s[i].v > s[j].v })
+		lines := []string{fmt.Sprintf("%s (self time, %.0f ms sampled in all):", title, float64(total)/1e3)}
+		for i := 0; i < len(s) && i < n; i++ {
+			lines = append(lines, fmt.Sprintf("  %7.1f ms %5.1f%%  %s", float64(s[i].v)/1e3, 100*float64(s[i].v)/float64(max(total, 1)), s[i].k))
+		}
+		return lines
+	}
+	return append(top(pkgs, "by package"), top(self, "by function")...)
+}
+
+// goPackage is the Go package of a wasm function name as V8 shows it
+// ("schedplay_engine.__Sim_.step", "github.com_goccy_…"), or the kind of
+// entry for V8's own ("(program)", "(garbage collector)") and JavaScript.
+func goPackage(fn, url string) string {
+	if strings.HasPrefix(fn, "(") {
+		return fn
+	}
+	if !strings.Contains(url, ".wasm") && !strings.HasPrefix(url, "wasm://") {
+		return "JavaScript " + filepath.Base(url)
+	}
+	if i := strings.Index(fn, "."); i > 0 {
+		return fn[:i]
+	}
+	return fn
+}
