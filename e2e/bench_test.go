@@ -53,11 +53,11 @@ func TestPageBenchmark(t *testing.T) {
 			files[r.name.split("/").pop()] = r.transferSize;
 		}
 		return {Compiled: l.compiled || 0, Instantiated: l.instantiated || 0, GoMain: l.goMain || 0,
-			WorkerScript: l.workerScript || 0, WorkerInstantiated: l.workerInstantiated || 0, WorkerReady: l.workerReady || 0, Built: l.built || 0, FirstSnap: l.firstSnap || 0,
+			WorkerScript: l.workerScript || 0, WorkerInstantiated: l.workerInstantiated || 0, WorkerReady: l.workerReady || 0, WorkerReadySent: l.workerReadySent || 0, Built: l.built || 0, BuiltSent: l.builtSent || 0, FirstSnap: l.firstSnap || 0,
 			FirstFrame: l.firstMap || 0, Panel: l.panel || 0, Wire: wire, Raw: raw, Files: files};
 	})()`)
-	record("load: wasm compiled %.0f ms, instantiated %.0f ms, Go main %.0f ms, first worker: script %.0f ms, instantiated %.0f ms, Go ready %.0f ms, arms built %.0f ms, first snapshot %.0f ms, first frame with the map (time to first frame) %.0f ms, panel built %.0f ms: time to interactive %.0f ms",
-		lt.Compiled, lt.Instantiated, lt.GoMain, lt.WorkerScript, lt.WorkerInstantiated, lt.WorkerReady, lt.Built, lt.FirstSnap, lt.FirstFrame, lt.Panel, max(lt.FirstFrame, lt.Panel))
+	record("load: wasm compiled %.0f ms, instantiated %.0f ms, Go main %.0f ms, first worker: script %.0f ms, instantiated %.0f ms, Go ready %.0f ms (heard %.0f ms), arms built %.0f ms (sent %.0f ms), first snapshot %.0f ms, first frame with the map (time to first frame) %.0f ms, panel built %.0f ms: time to interactive %.0f ms",
+		lt.Compiled, lt.Instantiated, lt.GoMain, lt.WorkerScript, lt.WorkerInstantiated, lt.WorkerReadySent, lt.WorkerReady, lt.Built, lt.BuiltSent, lt.FirstSnap, lt.FirstFrame, lt.Panel, max(lt.FirstFrame, lt.Panel))
 	record("load: %.2f MB on the wire (%.2f MB decoded) %v", float64(lt.Wire)/1e6, float64(lt.Raw)/1e6, lt.Files)
 	t.Logf("schedplayLoad %s", eval[string](p, `JSON.stringify(window.schedplayLoad)`))
 	if os.Getenv("SCHEDPLAY_PAGE_BENCH") == "load" {
@@ -130,9 +130,9 @@ func TestPageBenchmark(t *testing.T) {
 }
 
 type loadTimes struct {
-	Compiled, Instantiated, GoMain, WorkerScript, WorkerInstantiated, WorkerReady, Built, FirstSnap, FirstFrame, Panel float64
-	Wire, Raw                                                                                                          int64
-	Files                                                                                                              map[string]int64
+	Compiled, Instantiated, GoMain, WorkerScript, WorkerInstantiated, WorkerReady, WorkerReadySent, Built, BuiltSent, FirstSnap, FirstFrame, Panel float64
+	Wire, Raw                                                                                                                                      int64
+	Files                                                                                                                                          map[string]int64
 }
 
 type perfView struct {

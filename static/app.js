@@ -279,7 +279,10 @@
             }
             return;
           }
-          if (loadTimes.workerReady === undefined) loadTimes.workerReady = performance.now();
+          if (loadTimes.workerReady === undefined) {
+            loadTimes.workerReady = performance.now();
+            if (typeof m.at === "number") loadTimes.workerReadySent = m.at - performance.timeOrigin;
+          }
           early.messages.push(m);
         };
         w.onerror = (e) => { early.error = (e && e.message) || "the engine worker failed"; };

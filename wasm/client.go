@@ -179,6 +179,7 @@ func (c *client) message(ew *engineWorker, m js.Value) {
 			}
 		case "ready":
 			markLoad("workerReady")
+			markSent("workerReadySent", m)
 			c.mu.Lock()
 			ew.readyMs = float64(time.Since(ew.started).Microseconds()) / 1e3
 			c.mu.Unlock()
@@ -384,6 +385,7 @@ func (c *client) built(ew *engineWorker, m js.Value) {
 	}
 	// Every arm is built: they replace the running ones.
 	markLoad("built")
+	markSent("builtSent", m)
 	spec, err := j.st.MachineSpec()
 	var tp *machine.Topology
 	if err == nil {
@@ -758,5 +760,17 @@ func (c *client) perf() []map[string]any {
 func markLoad(name string) {
 	if t := js.Global().Get("schedplayLoad"); t.Truthy() && t.Get(name).IsUndefined() {
 		t.Set(name, js.Global().Get("performance").Call("now"))
+	}
+}
+
+// markSent stamps window.schedplayLoad[name] (once) with the worker's own
+// time of message m ("at", epoch ms) on the page's timeline.
+func markSent(name string, m js.Value) {
+	at := m.Get("at")
+	if at.Type() != js.TypeNumber {
+		return
+	}
+	if t := js.Global().Get("schedplayLoad"); t.Truthy() && t.Get(name).IsUndefined() {
+		t.Set(name, at.Float()-js.Global().Get("performance").Get("timeOrigin").Float())
 	}
 }

@@ -123,7 +123,10 @@ func runWorker() {
 		}
 		return nil
 	}))
-	w.post(map[string]any{"t": "ready"}, nil)
+	// "at": when the worker was ready by its own clock (epoch ms), apart
+	// from when the page hears it — the page's main thread takes messages
+	// only between its own tasks.
+	w.post(map[string]any{"t": "ready", "at": epochMs()}, nil)
 	w.self.Call("schedplayStarted")
 	w.loop()
 }
@@ -377,7 +380,7 @@ func (w *worker) build(m js.Value) {
 	case err == nil:
 		w.staged, w.stagedSq = a, seq
 		w.stagedLink, w.stagedArm = link, arm
-		w.post(map[string]any{"t": "built", "seq": seq, "arm": arm, "error": ""}, nil)
+		w.post(map[string]any{"t": "built", "seq": seq, "arm": arm, "error": "", "at": epochMs()}, nil)
 	case playground.IsCanceled(err):
 		// A newer message took over; it answers.
 	default:
@@ -388,4 +391,11 @@ func (w *worker) build(m js.Value) {
 		}
 		w.post(msg, nil)
 	}
+}
+
+// epochMs is now in ms since the epoch (performance.timeOrigin + now()),
+// comparable across the page and its workers.
+func epochMs() float64 {
+	p := js.Global().Get("performance")
+	return p.Get("timeOrigin").Float() + p.Call("now").Float()
 }
