@@ -125,6 +125,9 @@ var MetricFields = []string{
 }
 
 // metricRef is ARM[/WORKLOAD]:FIELD, e.g. "C:p99" or "HT/0:completion_s".
+// armNameRE is an arm's name, compiled once rather than per arm.
+var armNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
 var metricRef = regexp.MustCompile(`^([A-Za-z0-9_.-]+)(?:/([0-9]+))?:([a-z0-9_]+)$`)
 
 // MetricRef is a parsed metric reference.
@@ -221,7 +224,7 @@ func checkExperiment(e *Experiment) error {
 	for i := range e.Arms {
 		a := &e.Arms[i]
 		f := fmt.Sprintf("arms[%d]", i)
-		if !regexp.MustCompile(`^[A-Za-z0-9_.-]+$`).MatchString(a.Name) {
+		if !armNameRE.MatchString(a.Name) {
 			return fe(f+".name", fmt.Sprintf("%q", a.Name), "letters, digits, '_', '.', '-'")
 		}
 		if arms[a.Name] != nil {
