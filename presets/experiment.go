@@ -376,8 +376,8 @@ func machineKnown(name string) bool {
 		_, ok := building.machines[name]
 		return ok
 	}
-	_, ok := load().machines[name]
-	return ok
+	_, err := Machine(name)
+	return err == nil
 }
 
 // Experiments returns every embedded experiment, sorted by name.
@@ -391,7 +391,14 @@ func Experiments() []*Experiment {
 }
 
 // ExperimentByName returns an embedded experiment (shared: do not modify).
+// Before every preset is parsed, only name's own file is (and the files of
+// the machines it names).
 func ExperimentByName(name string) (*Experiment, error) {
+	if !loaded.done.Load() {
+		if e := lazyExperiment(name); e != nil {
+			return e, nil
+		}
+	}
 	r := load()
 	if e, ok := r.experiments[name]; ok {
 		return e, nil
@@ -400,4 +407,37 @@ func ExperimentByName(name string) (*Experiment, error) {
 		return nil, err
 	}
 	return nil, fmt.Errorf("unknown experiment %q (valid: %s)", name, strings.Join(r.experimentNames, ", "))
+}
+
+// lazyExperiment parses the one embedded file of experiment name, or
+// returns nil as lazyMachine does.
+func lazyExperiment(name string) *Experiment {
+	lazy.mu.Lock()
+	e, ok := lazy.experiments[name]
+	lazy.mu.Unlock()
+	if ok {
+		return e
+	}
+	if strings.Contains(name, "/") {
+		return nil
+	}
+	data, err := fs.ReadFile(embedded, path.Join(experimentDir, name+".json"))
+	if err != nil {
+		return nil
+	}
+	// Not under lazy.mu: checking the experiment parses its machines.
+	e, err = ParseExperiment(data, name+".json")
+	if err != nil || e.Name != name {
+		return nil
+	}
+	lazy.mu.Lock()
+	defer lazy.mu.Unlock()
+	if prev, ok := lazy.experiments[name]; ok {
+		return prev // another caller parsed it meanwhile: share one
+	}
+	if lazy.experiments == nil {
+		lazy.experiments = map[string]*Experiment{}
+	}
+	lazy.experiments[name] = e
+	return e
 }

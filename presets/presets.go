@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"schedplay/internal/json"
 
@@ -73,8 +74,22 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // List returns every embedded preset, sorted by name. Presets that failed to
 // parse are left out (CheckEmbedded reports them).
+//
+// Until something needs every preset parsed, List reads only each file's
+// name, kind and title: the page lists the presets before its first frame,
+// and the full strict parse of all of them took a few hundred ms of the
+// browser's main thread there (issue 10). A file that does not give the
+// three is left out; a broken embedded preset is refused when used (and
+// CheckEmbedded, which the tests run, fails on it).
 func List() []Info {
-	r := load()
+	if !loaded.done.Load() {
+		return listHeaders(embedded)
+	}
+	return listRegistry(load())
+}
+
+// listRegistry is List from a parsed registry.
+func listRegistry(r *registry) []Info {
 	out := make([]Info, 0, len(r.machines)+len(r.experiments))
 	for _, name := range r.machineNames {
 		s := r.machines[name]
@@ -99,8 +114,14 @@ func Machines() []*machine.Spec {
 }
 
 // Machine returns a fresh copy of the embedded machine preset name. An
-// unknown name gives an error listing the valid names.
+// unknown name gives an error listing the valid names. Before every
+// preset is parsed, only name's own file is (see lazyMachine).
 func Machine(name string) (*machine.Spec, error) {
+	if !loaded.done.Load() {
+		if s := lazyMachine(name); s != nil {
+			return cloneSpec(s), nil
+		}
+	}
 	r := load()
 	if s, ok := r.machines[name]; ok {
 		return cloneSpec(s), nil
@@ -128,14 +149,84 @@ type registry struct {
 	err             error            // every load error joined, or nil
 }
 
+// loaded is the registry of every embedded preset, parsed on first need;
+// lazy holds the presets parsed one file at a time before that.
 var (
-	loadOnce sync.Once
-	loaded   *registry
+	loaded struct {
+		once sync.Once
+		done atomic.Bool
+		r    *registry
+	}
+	lazy struct {
+		mu          sync.Mutex
+		machines    map[string]*machine.Spec
+		experiments map[string]*Experiment
+	}
 )
 
 func load() *registry {
-	loadOnce.Do(func() { loaded = loadFS(embedded) })
-	return loaded
+	loaded.once.Do(func() {
+		loaded.r = loadFS(embedded)
+		loaded.done.Store(true)
+	})
+	return loaded.r
+}
+
+// lazyMachine parses the one embedded file of machine preset name, or
+// returns nil when there is none or it does not parse as that preset —
+// the caller then loads every preset, for the error the registry gives.
+func lazyMachine(name string) *machine.Spec {
+	lazy.mu.Lock()
+	defer lazy.mu.Unlock()
+	if s, ok := lazy.machines[name]; ok {
+		return s
+	}
+	if strings.Contains(name, "/") {
+		return nil
+	}
+	data, err := fs.ReadFile(embedded, path.Join(machineDir, name+".json"))
+	if err != nil {
+		return nil
+	}
+	s, err := ParseMachine(data, name+".json")
+	if err != nil || s.Name != name {
+		return nil
+	}
+	if lazy.machines == nil {
+		lazy.machines = map[string]*machine.Spec{}
+	}
+	lazy.machines[name] = s
+	return s
+}
+
+// listHeaders is List from each embedded file's name, kind and title.
+func listHeaders(fsys fs.FS) []Info {
+	var out []Info
+	for _, dir := range []string{machineDir, experimentDir} {
+		entries, _ := fs.ReadDir(fsys, dir)
+		for _, e := range entries {
+			file := e.Name()
+			if e.IsDir() || path.Ext(file) != ".json" {
+				continue
+			}
+			data, err := fs.ReadFile(fsys, path.Join(dir, file))
+			if err != nil {
+				continue
+			}
+			var h Info
+			hdr := struct {
+				Name  *string `json:"name"`
+				Kind  *string `json:"kind"`
+				Title *string `json:"title"`
+			}{&h.Name, &h.Kind, &h.Title}
+			if json.Unmarshal(bytes.TrimPrefix(data, utf8BOM), &hdr) != nil || h.Name != strings.TrimSuffix(file, ".json") {
+				continue
+			}
+			out = append(out, h)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // loadFS parses every machines/*.json of fsys. A file whose preset name
