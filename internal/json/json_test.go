@@ -6,6 +6,7 @@ import (
 	"bytes"
 	stdjson "encoding/json"
 	"testing"
+	"time"
 
 	gojson "github.com/goccy/go-json"
 
@@ -25,7 +26,7 @@ func TestSameBytesBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	arm, err := playground.BuildArm(st, 0, nil, nil, nil, nil)
+	arm, err := playground.BuildArm(st, 0, nil, func(time.Duration, bool) {}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
