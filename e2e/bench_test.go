@@ -37,8 +37,12 @@ func TestPageBenchmark(t *testing.T) {
 		out.WriteString(line + "\n")
 	}
 
-	if os.Getenv("SCHEDPLAY_PAGE_BENCH") == "profile" {
+	switch os.Getenv("SCHEDPLAY_PAGE_BENCH") {
+	case "profile":
 		profileLoad(t, b, baseURL+"/")
+		return
+	case "profile-hostile":
+		profileHostileTakeIn(t, b, baseURL+"/")
 		return
 	}
 	// A first visit: a fresh tab, no cache.

@@ -58,6 +58,42 @@ func profileLoad(t *testing.T, b *chromium, url string) {
 	}
 }
 
+// profileHostileTakeIn records the main thread's profile from setting
+// the hostile 2048-CPU A/B link on a loaded page until two seconds after
+// its arms are built and running (SCHEDPLAY_PAGE_BENCH=profile-hostile):
+// where the first frames of the two 2048-CPU maps go.
+func profileHostileTakeIn(t *testing.T, b *chromium, url string) {
+	p := openPage(t, b, url)
+	if _, err := chromedp.Call(p.ctx, profiler.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(p.ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200}); err != nil {
+		t.Fatal(err)
+	}
+	eval[any](p, `sim.frameStats(true)`)
+	if _, err := chromedp.Call(p.ctx, profiler.Start, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	p.setHash(hostileBuildLink(t))
+	p.waitFor("the 2048-CPU arms running", `sim.state().building === null && sim.state().arms.length === 2 && sim.state().cpus === 2048`, 3*time.Minute)
+	time.Sleep(2 * time.Second)
+	res, err := chromedp.Call(p.ctx, profiler.Stop, cdp.Empty{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("frameStats %s", eval[string](p, `JSON.stringify(sim.frameStats())`))
+	out := filepath.Join(t.TempDir(), "hostile.cpuprofile")
+	if o := os.Getenv("SCHEDPLAY_BENCH_OUT"); o != "" {
+		out = filepath.Join(filepath.Dir(o), "hostile.cpuprofile")
+	}
+	if data, err := json.Marshal(res.Profile); err == nil && os.WriteFile(out, data, 0o644) == nil {
+		t.Logf("profile written to %s", out)
+	}
+	for _, line := range summarizeProfile(res.Profile, 30) {
+		t.Log(line)
+	}
+}
+
 // summarizeProfile sums self time per function (and per Go package, for
 // wasm functions named pkg.Func) and returns the top n lines of each.
 func summarizeProfile(prof *profiler.Profile, n int) []string {

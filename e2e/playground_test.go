@@ -517,7 +517,7 @@ func fileExists(p string) bool {
 // files and wasm_exec.js, as `make wasm` does for static/.
 func buildPage(root, goBin, dir string) error {
 	ldflags := "-ldflags=-s -w"
-	if os.Getenv("SCHEDPLAY_PAGE_BENCH") == "profile" {
+	if strings.HasPrefix(os.Getenv("SCHEDPLAY_PAGE_BENCH"), "profile") {
 		ldflags = "-ldflags=-w" // keep the function names for the profile
 	}
 	cmd := exec.Command(goBin, "build", "-trimpath", ldflags, "-o", filepath.Join(dir, "schedplay.wasm"), "./wasm")
