@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -26,19 +25,6 @@ var epoch = time.Now()
 
 // now is monotonic nanoseconds (vDSO clock_gettime through the runtime).
 func now() int64 { return int64(time.Since(epoch)) }
-
-// loadAvg is /proc/loadavg's 1-minute figure, -1 when unknown.
-func loadAvg() float64 {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return -1
-	}
-	var l float64
-	if _, err := fmt.Sscan(string(data), &l); err != nil {
-		return -1
-	}
-	return l
-}
 
 // pin locks the calling goroutine to its thread and the thread to cpu.
 func pin(cpu int) error {
@@ -84,11 +70,11 @@ func waitAll(chs ...<-chan error) error {
 
 func measure(ctx context.Context, r *Result, opt MeasureOptions) (*Measurements, error) {
 	start := time.Now()
-	m := &Measurements{Date: start, LoadBefore: loadAvg(), NCPU: len(r.Found.CPUs)}
+	m := &Measurements{Date: start, LoadBefore: LoadAvg(), NCPU: len(r.Found.CPUs)}
 	if m.LoadBefore > float64(m.NCPU)/2 {
 		fmt.Fprintf(opt.Progress, "detect: warning: load average %.1f on %d CPUs: the cross-CPU figures will include waiting behind other work\n", m.LoadBefore, m.NCPU)
 	}
-	defer func() { m.LoadAfter = loadAvg() }()
+	defer func() { m.LoadAfter = LoadAvg() }()
 	allowed := opt.Allowed
 	if allowed == nil {
 		var set unix.CPUSet

@@ -14,12 +14,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 	"time"
 
+	"schedplay/detect"
 	"schedplay/engine"
 	"schedplay/engine/machine"
 	"schedplay/scenario"
@@ -191,7 +191,7 @@ func Run(ctx context.Context, spec *machine.Spec, preset Preset, host Host, opt 
 	if rep.Host.CPUs <= 0 {
 		rep.Host.CPUs = runtime.NumCPU()
 	}
-	rep.Host.LoadBefore = LoadAvg()
+	rep.Host.LoadBefore = detect.LoadAvg()
 	if rep.Host.LoadBefore > float64(rep.Host.CPUs)/2 {
 		fmt.Fprintf(opt.Progress, "twin: warning: load average %.1f on %d CPUs: the real figures will include waiting behind other work (noisy)\n", rep.Host.LoadBefore, rep.Host.CPUs)
 	}
@@ -212,7 +212,7 @@ func Run(ctx context.Context, spec *machine.Spec, preset Preset, host Host, opt 
 		}
 		rep.Benchmarks = append(rep.Benchmarks, br)
 	}
-	rep.Host.LoadAfter = LoadAvg()
+	rep.Host.LoadAfter = detect.LoadAvg()
 	rep.Host.Noisy = math.Max(rep.Host.LoadBefore, rep.Host.LoadAfter) > float64(rep.Host.CPUs)/2
 	if rep.Host.Noisy {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("load average %.1f before and %.1f after, on %d CPUs: the real figures include waiting behind other work; rerun on a quiet machine", rep.Host.LoadBefore, rep.Host.LoadAfter, rep.Host.CPUs))
@@ -466,17 +466,4 @@ func simulate(ctx context.Context, spec *machine.Spec, wl string, dur int64, opt
 		return nil
 	}
 	return res
-}
-
-// LoadAvg is /proc/loadavg's 1-minute figure, -1 when unknown.
-func LoadAvg() float64 {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return -1
-	}
-	var l float64
-	if _, err := fmt.Sscan(string(data), &l); err != nil {
-		return -1
-	}
-	return l
 }
