@@ -22,37 +22,14 @@ import (
 // built) and prints where the time went: the "profile that stops" the
 // time-to-interactive target, if it is not met (issue 10). The wasm is
 // built with its function names for this (SCHEDPLAY_PAGE_BENCH=profile).
-// The profile is written as load.cpuprofile (Chrome DevTools, Performance
-// → Load profile) to $SCHEDPLAY_BENCH_OUT's directory, or the test's temp
-// directory.
 func profileLoad(t *testing.T, b *chromium, url string) {
 	ctx, con := b.tab(t, 4*time.Minute)
 	p := &page{t: t, ctx: ctx, con: con}
-	if _, err := chromedp.Call(ctx, profiler.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, profiler.Start, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
+	startProfile(p)
 	p.do("open the page", chromedp.EmulateViewport(viewportW, viewportH), chromedp.Navigate(url))
 	p.waitFor("interactive", `window.simReady === true && window.schedplayLoad && window.schedplayLoad.firstMap > 0 && window.schedplayLoad.panel > 0`, 120*time.Second)
-	res, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	prof := stopProfile(p, "load.cpuprofile")
 	t.Logf("schedplayLoad %s", eval[string](p, `JSON.stringify(window.schedplayLoad)`))
-	prof := res.Profile
-	dir := t.TempDir()
-	if o := os.Getenv("SCHEDPLAY_BENCH_OUT"); o != "" {
-		dir = filepath.Dir(o)
-	}
-	out := filepath.Join(dir, "load.cpuprofile")
-	if data, err := json.Marshal(prof); err == nil && os.WriteFile(out, data, 0o644) == nil {
-		t.Logf("profile written to %s", out)
-	}
 	for _, line := range summarizeProfile(prof, 40) {
 		t.Log(line)
 	}
@@ -64,34 +41,50 @@ func profileLoad(t *testing.T, b *chromium, url string) {
 // where the first frames of the two 2048-CPU maps go.
 func profileHostileTakeIn(t *testing.T, b *chromium, url string) {
 	p := openPage(t, b, url)
-	if _, err := chromedp.Call(p.ctx, profiler.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(p.ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200}); err != nil {
-		t.Fatal(err)
-	}
 	eval[any](p, `sim.frameStats(true)`)
-	if _, err := chromedp.Call(p.ctx, profiler.Start, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
+	startProfile(p)
 	p.setHash(hostileBuildLink(t))
 	p.waitFor("the 2048-CPU arms running", `sim.state().building === null && sim.state().arms.length === 2 && sim.state().cpus === 2048`, 3*time.Minute)
 	time.Sleep(2 * time.Second)
-	res, err := chromedp.Call(p.ctx, profiler.Stop, cdp.Empty{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	prof := stopProfile(p, "hostile.cpuprofile")
 	t.Logf("frameStats %s", eval[string](p, `JSON.stringify(sim.frameStats())`))
-	out := filepath.Join(t.TempDir(), "hostile.cpuprofile")
-	if o := os.Getenv("SCHEDPLAY_BENCH_OUT"); o != "" {
-		out = filepath.Join(filepath.Dir(o), "hostile.cpuprofile")
-	}
-	if data, err := json.Marshal(res.Profile); err == nil && os.WriteFile(out, data, 0o644) == nil {
-		t.Logf("profile written to %s", out)
-	}
-	for _, line := range summarizeProfile(res.Profile, 30) {
+	for _, line := range summarizeProfile(prof, 30) {
 		t.Log(line)
 	}
+}
+
+// startProfile starts V8's sampling profiler (200 µs) on the page's tab.
+func startProfile(p *page) {
+	p.t.Helper()
+	if _, err := chromedp.Call(p.ctx, profiler.Enable, cdp.Empty{}); err != nil {
+		p.fatalf("profiler: %v", err)
+	}
+	if _, err := chromedp.Call(p.ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200}); err != nil {
+		p.fatalf("profiler: %v", err)
+	}
+	if _, err := chromedp.Call(p.ctx, profiler.Start, cdp.Empty{}); err != nil {
+		p.fatalf("profiler: %v", err)
+	}
+}
+
+// stopProfile stops the profiler and writes the profile as name (Chrome
+// DevTools, Performance → Load profile) in $SCHEDPLAY_BENCH_OUT's
+// directory, or the test's temp directory.
+func stopProfile(p *page, name string) *profiler.Profile {
+	p.t.Helper()
+	res, err := chromedp.Call(p.ctx, profiler.Stop, cdp.Empty{})
+	if err != nil {
+		p.fatalf("profiler: %v", err)
+	}
+	dir := p.t.TempDir()
+	if o := os.Getenv("SCHEDPLAY_BENCH_OUT"); o != "" {
+		dir = filepath.Dir(o)
+	}
+	out := filepath.Join(dir, name)
+	if data, err := json.Marshal(res.Profile); err == nil && os.WriteFile(out, data, 0o644) == nil {
+		p.t.Logf("profile written to %s", out)
+	}
+	return res.Profile
 }
 
 // summarizeProfile sums self time per function (and per Go package, for

@@ -412,32 +412,5 @@ func ExperimentByName(name string) (*Experiment, error) {
 // lazyExperiment parses the one embedded file of experiment name, or
 // returns nil as lazyMachine does.
 func lazyExperiment(name string) *Experiment {
-	lazy.mu.Lock()
-	e, ok := lazy.experiments[name]
-	lazy.mu.Unlock()
-	if ok {
-		return e
-	}
-	if strings.Contains(name, "/") {
-		return nil
-	}
-	data, err := fs.ReadFile(embedded, path.Join(experimentDir, name+".json"))
-	if err != nil {
-		return nil
-	}
-	// Not under lazy.mu: checking the experiment parses its machines.
-	e, err = ParseExperiment(data, name+".json")
-	if err != nil || e.Name != name {
-		return nil
-	}
-	lazy.mu.Lock()
-	defer lazy.mu.Unlock()
-	if prev, ok := lazy.experiments[name]; ok {
-		return prev // another caller parsed it meanwhile: share one
-	}
-	if lazy.experiments == nil {
-		lazy.experiments = map[string]*Experiment{}
-	}
-	lazy.experiments[name] = e
-	return e
+	return lazyParse(&lazy.experiments, experimentDir, name, ParseExperiment, func(e *Experiment) string { return e.Name })
 }

@@ -176,27 +176,40 @@ func load() *registry {
 // returns nil when there is none or it does not parse as that preset —
 // the caller then loads every preset, for the error the registry gives.
 func lazyMachine(name string) *machine.Spec {
+	return lazyParse(&lazy.machines, machineDir, name, ParseMachine, func(s *machine.Spec) string { return s.Name })
+}
+
+// lazyParse parses dir/name.json of the embedded presets with parse and
+// keeps it in *cache, or returns nil as lazyMachine does. It parses
+// outside lazy.mu: checking an experiment parses the machines it names.
+func lazyParse[T any](cache *map[string]*T, dir, name string, parse func([]byte, string) (*T, error), nameOf func(*T) string) *T {
 	lazy.mu.Lock()
-	defer lazy.mu.Unlock()
-	if s, ok := lazy.machines[name]; ok {
-		return s
+	v, ok := (*cache)[name]
+	lazy.mu.Unlock()
+	if ok {
+		return v
 	}
 	if strings.Contains(name, "/") {
 		return nil
 	}
-	data, err := fs.ReadFile(embedded, path.Join(machineDir, name+".json"))
+	data, err := fs.ReadFile(embedded, path.Join(dir, name+".json"))
 	if err != nil {
 		return nil
 	}
-	s, err := ParseMachine(data, name+".json")
-	if err != nil || s.Name != name {
+	v, err = parse(data, name+".json")
+	if err != nil || nameOf(v) != name {
 		return nil
 	}
-	if lazy.machines == nil {
-		lazy.machines = map[string]*machine.Spec{}
+	lazy.mu.Lock()
+	defer lazy.mu.Unlock()
+	if prev, ok := (*cache)[name]; ok {
+		return prev // another caller parsed it meanwhile: share one
 	}
-	lazy.machines[name] = s
-	return s
+	if *cache == nil {
+		*cache = map[string]*T{}
+	}
+	(*cache)[name] = v
+	return v
 }
 
 // listHeaders is List from each embedded file's name, kind and title.
