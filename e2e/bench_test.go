@@ -45,8 +45,10 @@ func TestPageBenchmark(t *testing.T) {
 		profileHostileTakeIn(t, b, baseURL+"/")
 		return
 	}
-	// A first visit: a fresh tab, no cache.
-	p := openPage(t, b, baseURL+"/")
+	// A first visit: a fresh tab, no cache. SCHEDPLAY_PAGE_QUERY adds a
+	// query, e.g. "?fps=0" (the canvas at the display's rate whatever the
+	// speed) to compare with the frame-rate policy.
+	p := openPage(t, b, baseURL+"/"+os.Getenv("SCHEDPLAY_PAGE_QUERY"))
 	lt := eval[loadTimes](p, `(() => {
 		const l = window.schedplayLoad || {};
 		const nav = performance.getEntriesByType("navigation")[0];
@@ -96,9 +98,27 @@ func TestPageBenchmark(t *testing.T) {
 			rates = append(rates, fmt.Sprintf("arm %s %.4g sim s/s, %.3g events/s (worker's own: %.4g, %.3g; started in %.0f ms)",
 				w.Arm, simRate, evRate, w.SimRate, w.EventsPerSec, w.WorkerReadyMs))
 		}
-		record("%s: frame p50 %.1f ms p99 %.1f ms max %.1f ms over %d frames; %s",
-			tc.name, p1.Frame.P50Ms, p1.Frame.P99Ms, p1.Frame.MaxMs, p1.Frame.N, strings.Join(rates, "; "))
+		record("%s: frame p50 %.1f ms p99 %.1f ms max %.1f ms over %d drawn frames (canvas at most %d fps: %s); %s",
+			tc.name, p1.Frame.P50Ms, p1.Frame.P99Ms, p1.Frame.MaxMs, p1.Frame.N, p1.Canvas.MaxFps, p1.Canvas.Why, strings.Join(rates, "; "))
 	}
+
+	// What the browser spends on a page that shows a paused run: with
+	// nothing changing, the canvas should not draw, and Chromium's
+	// processes should be near idle.
+	p.setHash("#seed=5")
+	p.waitFor("the default again", `sim.state().building === null && sim.state().cpus === 88 && sim.state().arms.length > 0`, 60*time.Second)
+	eval[any](p, `sim.pause(true)`)
+	time.Sleep(2 * time.Second)
+	d0 := eval[float64](p, `sim.frameStats().drawn`)
+	c0, ok := chromiumCPUSeconds()
+	time.Sleep(5 * time.Second)
+	c1, _ := chromiumCPUSeconds()
+	d1 := eval[float64](p, `sim.frameStats().drawn`)
+	if ok {
+		record("paused page: Chromium's processes %.2f cores (GPU process %.2f, renderers %.2f), canvas %.1f frames drawn a second",
+			(c1.total-c0.total)/5, (c1.gpu-c0.gpu)/5, (c1.renderer-c0.renderer)/5, (d1-d0)/5)
+	}
+	eval[any](p, `sim.pause(false)`)
 
 	// The worker architecture: a 2048-CPU A/B build runs in the workers
 	// while the main thread keeps drawing, its frames short.
@@ -154,4 +174,47 @@ type perfView struct {
 		Events        float64 `json:"events"`
 		WorkerReadyMs float64 `json:"workerReadyMs"`
 	} `json:"workers"`
+	Canvas struct {
+		MaxFps int    `json:"maxFps"`
+		Why    string `json:"why"`
+	} `json:"canvas"`
+}
+
+// chromiumCPU is the CPU time (seconds) Chromium's processes have used:
+// all of them, the GPU process (which rasterises the canvas when WebGL is
+// software) and the renderers (the page's main thread and its workers).
+type chromiumCPU struct{ total, gpu, renderer float64 }
+
+// chromiumCPUSeconds reads /proc (Linux); ok is false elsewhere.
+func chromiumCPUSeconds() (c chromiumCPU, ok bool) {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, st := range stats {
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || i+2 > len(s) || !strings.Contains(s[:i], "chrom") {
+			continue
+		}
+		f := strings.Fields(s[i+2:])
+		if len(f) < 13 {
+			continue
+		}
+		var user, sys float64
+		fmt.Sscan(f[11], &user)
+		fmt.Sscan(f[12], &sys)
+		cmd, _ := os.ReadFile(filepath.Join(filepath.Dir(st), "cmdline"))
+		v := (user + sys) / 100 // USER_HZ
+		ok = true
+		c.total += v
+		switch {
+		case strings.Contains(string(cmd), "type=gpu-process"):
+			c.gpu += v
+		case strings.Contains(string(cmd), "type=renderer"):
+			c.renderer += v
+		}
+	}
+	return c, ok
 }

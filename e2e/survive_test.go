@@ -385,6 +385,7 @@ type rafStats struct {
 
 type frameStatsView struct {
 	Frames          int64   `json:"frames"`
+	Drawn           int64   `json:"drawn"`
 	MaxGapMs        float64 `json:"maxGapMs"`
 	MaxWorkMs       float64 `json:"maxWorkMs"`
 	LastWorkMs      float64 `json:"lastWorkMs"`

@@ -72,11 +72,28 @@ func TestTeachingPage(t *testing.T) {
 	writeDocShot(t, "page-1920x1080.png", png)
 	p.do("back to 1024x768", chromedp.EmulateViewport(1024, 768))
 
+	// (1b) A paused run does not redraw the canvas (ui/frames.go: each
+	// presented frame costs a software renderer tens of ms of CPU); its
+	// loop still runs (frames: heartbeats, the panel's calls).
+	eval[any](p, `sim.pause(true)`)
+	time.Sleep(1500 * time.Millisecond) // the workers' rate readings settle
+	fs0 := eval[frameStatsView](p, `sim.frameStats()`)
+	time.Sleep(2 * time.Second)
+	fs1 := eval[frameStatsView](p, `sim.frameStats()`)
+	t.Logf("paused, 2 s: %d canvas frames, %d drawn", fs1.Frames-fs0.Frames, fs1.Drawn-fs0.Drawn)
+	if fs1.Drawn != fs0.Drawn {
+		t.Errorf("the paused page redrew the canvas %d times in 2 s", fs1.Drawn-fs0.Drawn)
+	}
+	if fs1.Frames == fs0.Frames {
+		t.Error("the paused page's canvas loop stopped")
+	}
+
 	// (2) Step one wakeup: the panel says what happened.
 	n0 := eval[float64](p, `sim.decisions().highlight.n`)
 	p.do("click Step one wakeup", chromedp.Click(chromedp.ID("step")))
 	p.waitFor("the stepped decision", fmt.Sprintf(`sim.decisions().highlight.n > %v && document.querySelector("#decision .dec-head") !== null &&
 		document.querySelector("#decision .dec-head").textContent.includes("#" + sim.decisions().highlight.n)`, n0), 30*time.Second)
+	p.waitFor("the canvas to draw the step", fmt.Sprintf(`sim.frameStats().drawn > %d`, fs1.Drawn), 10*time.Second)
 	text := eval[string](p, `document.getElementById("decision").textContent`)
 	for _, want := range []string{"stages tried", "target", "CPUs probed", "wake_affine", "prev / target / recent_used_cpu", "search cost", "wakeup latency"} {
 		if !strings.Contains(text, want) {

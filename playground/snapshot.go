@@ -455,6 +455,9 @@ type ArmView struct {
 	Topo  *machine.Topology
 	Snap  Snapshot
 	Have  bool // a snapshot arrived
+	// Takes counts the snapshots taken: the canvas redraws only when it
+	// (or anything else it shows) changed.
+	Takes int64
 	// Decs are the newest decisions not yet flashed (at most
 	// MaxSnapDecisions), with their own probe slices.
 	Decs []engine.Decision
@@ -513,6 +516,7 @@ func (v *ArmView) Take(s *Snapshot) *Snapshot {
 	}
 	old := v.Snap
 	v.Snap, v.Have = *s, true
+	v.Takes++
 	*s = old
 	return s
 }

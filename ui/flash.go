@@ -79,6 +79,9 @@ func (r *FlashRing) Tick(dt float64) {
 	}
 }
 
+// Live reports whether a flash is still fading (the canvas animates it).
+func (r *FlashRing) Live() bool { return r.n > 0 }
+
 // Reset forgets every flash.
 func (r *FlashRing) Reset() { r.next, r.n = 0, 0 }
 

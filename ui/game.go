@@ -88,6 +88,12 @@ type Game struct {
 	ticks         chartTicks
 	firstDrawDone bool
 
+	// key is what this frame shows, drawnKey what the canvas shows (see
+	// frames.go); drew: this frame's Draw drew.
+	key, drawnKey frameKey
+	haveDrawn     bool
+	drew          bool
+
 	// What the shell set (SetHighlight, SetBaseline), copied each frame.
 	shell    *shellSettings
 	shellGen int
@@ -112,6 +118,7 @@ type target struct{ arm, cpu int }
 // frame, since each Update advances the simulation by the real interval.
 func New(app Source, opts Options) *Game {
 	ebiten.SetTPS(ebiten.SyncWithFPS)
+	startFrameClock()
 	g := &Game{
 		app: app, opts: opts, p: newPainter(), shell: newShellSettings(),
 		hl:    Highlight{Arm: -1, Target: -1, Chosen: -1},
@@ -198,6 +205,15 @@ func (g *Game) Update() error {
 	if slow {
 		g.buildTexts()
 	}
+	g.key.w, g.key.h, g.key.gen = g.w, g.h, g.gen
+	g.key.hover, g.key.pin = g.hover, g.pin
+	g.key.shellGen, g.key.viewHL = g.shellGen, g.viewHL
+	g.key.paused, g.key.finished = g.paused, g.finished
+	g.key.speed, g.key.achieved = g.speed, g.achieved
+	g.key.flashing = false
+	for i := 0; i < g.narms && !g.paused; i++ {
+		g.key.flashing = g.key.flashing || g.arms[i].flashes.Live()
+	}
 	g.account(start)
 	return nil
 }
@@ -209,6 +225,12 @@ func (g *Game) read(stepped, slow bool) bool {
 	g.app.Lock()
 	defer g.app.Unlock()
 	arms := g.app.Views()
+	for i := range g.key.takes {
+		g.key.takes[i] = 0
+		if i < len(arms) {
+			g.key.takes[i] = arms[i].Takes
+		}
+	}
 	if len(arms) == 0 || !arms[0].Have {
 		return slow
 	}
@@ -301,8 +323,14 @@ func (g *Game) shown() target {
 	return g.hover
 }
 
-// Draw paints the snapshot.
+// Draw paints the snapshot, unless the canvas already shows what this
+// frame would (frames.go): then it leaves the canvas alone.
 func (g *Game) Draw(screen *ebiten.Image) {
+	g.drew = false
+	if g.haveDrawn && g.key == g.drawnKey {
+		return
+	}
+	g.drew, g.haveDrawn, g.drawnKey = true, true, g.key
 	start := time.Now()
 	p := g.p
 	p.begin(screen)
@@ -332,6 +360,10 @@ func (g *Game) Draw(screen *ebiten.Image) {
 	g.account(start)
 	g.frames++
 }
+
+// Drew reports whether the last Draw drew (false: the canvas already
+// showed the frame).
+func (g *Game) Drew() bool { return g.drew }
 
 // account adds the time since start to the frame-cost window and
 // publishes the average once a second.

@@ -15,6 +15,7 @@ import (
 	"schedplay/engine"
 	"schedplay/engine/machine"
 	"schedplay/playground"
+	"schedplay/ui"
 )
 
 // client is the page's side of the engine workers (the main thread): it
@@ -167,6 +168,7 @@ func (ew *engineWorker) post(m map[string]any) {
 // message handles a worker's message (on the main thread, between
 // frames).
 func (c *client) message(ew *engineWorker, m js.Value) {
+	defer ui.Invalidate() // a snapshot, a build's progress, a reply: the canvas may show it
 	guarded("reading an engine worker's message", func() {
 		switch m.Get("t").String() {
 		case "boot":

@@ -70,6 +70,9 @@ func main() {
 	app = newClient()
 	if q, err := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?")); err == nil {
 		debug = q.Get("debug") == "1"
+		if msg := fcap.readOverride(q); msg != "" {
+			js.Global().Get("console").Call("warn", "schedplay: "+msg)
+		}
 	}
 	// The page opens with the link it was loaded with; a bad link falls
 	// back to the defaults with a message.
@@ -87,6 +90,7 @@ func main() {
 	js.Global().Call("addEventListener", "hashchange", js.FuncOf(func(js.Value, []js.Value) any {
 		taskStart = time.Now()
 		defer stats.callback("hashchange", taskStart)
+		defer ui.Invalidate()
 		guarded("reading the link", func() {
 			h := js.Global().Get("location").Get("hash").String()
 			if strings.TrimPrefix(h, "#") != lastHash {
@@ -183,6 +187,7 @@ func (s *safeGame) Layout(w, h int) (int, int) { return s.g.Layout(w, h) }
 func (s *safeGame) Update() error {
 	start := time.Now()
 	stats.update(start)
+	fcap.apply(app.Speed())
 	_, s.building = app.Building()
 	gen := generation()
 	s.rebuilt, s.seenGen = gen != s.seenGen, gen
@@ -227,7 +232,7 @@ func (s *safeGame) Draw(screen *ebiten.Image) {
 	} else {
 		screen.Fill(plain)
 	}
-	stats.frame(s.updDur, time.Since(start), s.building, s.rebuilt)
+	stats.frame(s.updDur, time.Since(start), s.building, s.rebuilt, s.g.Drew())
 	// A big machine takes seconds to build: the page is ready (the
 	// canvas draws, the panel answers, the strip shows the build) before
 	// its map can show.
@@ -260,7 +265,8 @@ func setReady() {
 // engine's indivisible build steps.
 type frameStats struct {
 	mu       sync.Mutex
-	frames   int64
+	frames   int64 // canvas frames (Update and Draw ran)
+	drawn    int64 // of which Draw drew (the picture changed)
 	last     time.Time
 	maxGap   time.Duration
 	maxWork  time.Duration
@@ -306,13 +312,18 @@ func (f *frameStats) update(now time.Time) {
 	f.last = now
 }
 
-func (f *frameStats) frame(upd, draw time.Duration, building, rebuilt bool) {
+// frame records a canvas frame; the percentiles are of the frames that
+// drew (an unchanged frame costs next to nothing and would flatter them).
+func (f *frameStats) frame(upd, draw time.Duration, building, rebuilt, drew bool) {
 	work := upd + draw
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.frames++
-	f.recent[f.nrec%frameRing] = work
-	f.nrec++
+	if drew {
+		f.drawn++
+		f.recent[f.nrec%frameRing] = work
+		f.nrec++
+	}
 	f.lastWork = work
 	if work > f.maxWork {
 		f.maxWork, f.worstUpd, f.worstDraw, f.worstRebuilt = work, upd, draw, rebuilt
@@ -340,7 +351,7 @@ func (f *frameStats) view(reset bool) map[string]any {
 	defer f.mu.Unlock()
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 	v := map[string]any{
-		"frames": f.frames, "maxGapMs": ms(f.maxGap), "maxWorkMs": ms(f.maxWork), "lastWorkMs": ms(f.lastWork),
+		"frames": f.frames, "drawn": f.drawn, "maxGapMs": ms(f.maxGap), "maxWorkMs": ms(f.maxWork), "lastWorkMs": ms(f.lastWork),
 		"maxCallbackMs": ms(f.maxCall), "maxCallback": f.maxCallName,
 		"buildSlices": f.slices, "maxBuildSliceMs": ms(f.maxSlice), "maxBuildStepMs": ms(f.maxStep),
 		"worstUpdateMs": ms(f.worstUpd), "worstDrawMs": ms(f.worstDraw), "worstRebuilt": f.worstRebuilt,
@@ -497,6 +508,7 @@ func fn(name string, f func(args []js.Value) any) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) (out any) {
 		taskStart = time.Now()
 		defer stats.callback(name, taskStart)
+		defer ui.Invalidate() // what the canvas shows may have changed
 		defer func() {
 			if r := recover(); r != nil {
 				report(playground.Recovered("answering sim."+name+"()", r), "", false)
@@ -513,6 +525,7 @@ func setter(name string, f func(args []js.Value) any) js.Func {
 	return js.FuncOf(func(_ js.Value, args []js.Value) (out any) {
 		taskStart = time.Now()
 		defer stats.callback(name, taskStart)
+		defer ui.Invalidate() // what the canvas shows may have changed
 		defer func() {
 			if r := recover(); r != nil {
 				p := playground.Recovered("answering sim."+name+"()", r)
@@ -836,7 +849,7 @@ func installAPI() {
 		// times (p50, p99, max over the last frames), and per engine
 		// worker its simulated-time rate, events/s and start time.
 		"perf": fn("perf", func([]js.Value) any {
-			return toJS(map[string]any{"frame": stats.percentiles(), "workers": app.perf(), "achievedSpeed": finite(app.AchievedSpeed())})
+			return toJS(map[string]any{"frame": stats.percentiles(), "workers": app.perf(), "achievedSpeed": finite(app.AchievedSpeed()), "canvas": fcap.view()})
 		}),
 		// reset restarts the running simulations (canceling a build).
 		"reset": setter("reset", func([]js.Value) any {

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"sync"
@@ -71,6 +72,12 @@ type worker struct {
 	lastBars         time.Time
 	lastDecs         time.Time
 	dirty            bool // a snapshot is due whatever the rate
+	// refresh: an idle worker's periodic snapshot is due (the rate
+	// readings decay to zero); it is posted only if it differs from the
+	// last one posted (posted), so a paused page gets no snapshots and
+	// its canvas no frames.
+	refresh bool
+	posted  []byte
 }
 
 // decsEvery is how often the decision panel's ring is posted while the
@@ -188,7 +195,7 @@ func (w *worker) loop() {
 		select {
 		case <-w.wake:
 		case <-time.After(250 * time.Millisecond):
-			w.dirty = w.r != nil
+			w.refresh = w.r != nil
 		}
 	}
 }
@@ -217,18 +224,23 @@ func (w *worker) maybeSnap(force bool) {
 		return
 	}
 	now := time.Now()
-	if !force && !w.dirty && (now.Sub(w.lastSnap) < snapEvery || !w.r.Active()) {
+	if !force && !w.dirty && !w.refresh && (now.Sub(w.lastSnap) < snapEvery || !w.r.Active()) {
 		return
 	}
-	bars := force || w.dirty || now.Sub(w.lastBars) >= barsEvery
+	bars := force || w.dirty || w.refresh || now.Sub(w.lastBars) >= barsEvery
 	w.guard("reading the simulation", true, func() {
 		w.r.Snapshot(&w.snap, bars, w.info)
 	})
 	w.buf = w.snap.Encode(w.buf[:0])
+	if !force && !w.dirty && bytes.Equal(w.buf, w.posted) {
+		w.lastSnap, w.refresh = now, false
+		return
+	}
+	w.posted = append(w.posted[:0], w.buf...)
 	u8 := js.Global().Get("Uint8Array").New(len(w.buf))
 	js.CopyBytesToJS(u8, w.buf)
 	w.post(map[string]any{"t": "snap", "buf": u8}, []any{u8.Get("buffer")})
-	w.lastSnap, w.dirty = now, false
+	w.lastSnap, w.dirty, w.refresh = now, false, false
 	if bars {
 		w.lastBars = now
 	}
