@@ -34,6 +34,10 @@ type client struct {
 	scratch *playground.Snapshot
 	workers []*engineWorker
 	paused  bool
+	// snapMs is how often the workers post a snapshot while running, in
+	// wall ms: the canvas's frame interval (frameCap) — snapshots the
+	// canvas would not draw cost the workers and the main thread.
+	snapMs float64
 	// autoPaused: the pause is the experiment's (its live arms reached
 	// its duration), not the user's: the next run that replaces them
 	// starts running.
@@ -80,7 +84,7 @@ type engineWorker struct {
 }
 
 func newClient() *client {
-	return &client{state: playground.Default(), scratch: &playground.Snapshot{}, replies: map[int]chan reply{}, runSeq: -1, onceFrom: time.Now()}
+	return &client{state: playground.Default(), scratch: &playground.Snapshot{}, replies: map[int]chan reply{}, runSeq: -1, onceFrom: time.Now(), snapMs: defaultSnapMs}
 }
 
 func (c *client) Lock()   { c.mu.Lock() }
@@ -338,7 +342,24 @@ func (c *client) slowestBut(i int) float64 {
 // ctl sends arm i its controls (limit -1: none) (hold mu).
 func (c *client) ctl(i int, limit float64) {
 	if i < len(c.workers) && c.workers[i] != nil {
-		c.workers[i].post(map[string]any{"t": "ctl", "speed": c.state.Speed, "paused": c.paused, "limit": limit})
+		c.workers[i].post(map[string]any{"t": "ctl", "speed": c.state.Speed, "paused": c.paused, "limit": limit, "snapMs": c.snapMs})
+	}
+}
+
+// defaultSnapMs is the display's rate.
+const defaultSnapMs = 16
+
+// SetSnapInterval sets how often the workers post snapshots (ms; 0: the
+// display's rate).
+func (c *client) SetSnapInterval(ms float64) {
+	if ms <= 0 {
+		ms = defaultSnapMs
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ms != c.snapMs {
+		c.snapMs = ms
+		c.ctlAll()
 	}
 }
 
@@ -451,7 +472,7 @@ func (c *client) Begin(st playground.State, _ time.Time, done func(error)) {
 		if force && i == 0 {
 			w.post(map[string]any{"t": "debugPanic", "where": "build"})
 		}
-		w.post(map[string]any{"t": "build", "seq": float64(j.seq), "arm": i, "link": link, "speed": st.Speed, "paused": c.paused})
+		w.post(map[string]any{"t": "build", "seq": float64(j.seq), "arm": i, "link": link, "speed": st.Speed, "paused": c.paused, "snapMs": c.snapMs})
 	}
 	c.mu.Unlock()
 }

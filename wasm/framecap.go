@@ -20,7 +20,8 @@ import (
 // workers. Drawing 4 frames a second instead ran the workers 25–45%
 // faster there (BENCHMARKS.md, fifth session). So at max speed, on a
 // software renderer with at most 4 hardware threads, the canvas draws 4
-// frames a second; otherwise at the display's rate. ?fps=N in the page's
+// frames a second; otherwise at the display's rate. The workers post
+// snapshots at the same rate (client.SetSnapInterval). ?fps=N in the page's
 // query (not the link: it is how this browser shows the run, not the
 // run) sets the cap for every speed: 1..60, 0 = the display's rate.
 const (
@@ -70,6 +71,11 @@ func (f *frameCap) apply(speed float64) {
 	if fps != f.applied {
 		f.applied, f.reason = fps, reason
 		ui.SetMaxFPS(fps)
+		snapMs := 0.0
+		if fps > 0 {
+			snapMs = 1000 / float64(fps)
+		}
+		app.SetSnapInterval(snapMs)
 	}
 }
 

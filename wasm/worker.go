@@ -33,8 +33,10 @@ import (
 // error, crashed}, snap {buf}, stepped {now}, reply {id, ok, body},
 // crash {where, message, stack, halt}, stats.
 
-// snapEvery is the display rate the worker posts snapshots at.
-const snapEvery = 16 * time.Millisecond
+// defaultSnapEvery is how often a running worker posts a snapshot until
+// the page says otherwise (snapMs in build and ctl: the canvas's frame
+// interval): the display's rate.
+const defaultSnapEvery = 16 * time.Millisecond
 
 // barsEvery is how often a snapshot carries the histogram bars.
 const barsEvery = 250 * time.Millisecond
@@ -69,6 +71,7 @@ type worker struct {
 	snap             playground.Snapshot
 	buf              []byte
 	lastSnap         time.Time
+	snapEvery        time.Duration
 	lastBars         time.Time
 	lastDecs         time.Time
 	dirty            bool // a snapshot is due whatever the rate
@@ -106,7 +109,7 @@ func (w *worker) postDecisions(force, step bool) {
 }
 
 func runWorker() {
-	w := &worker{self: js.Global(), wake: make(chan struct{}, 1), yielded: make(chan struct{}, 1), limit: -1, info: -1, forced: map[string]bool{}}
+	w := &worker{self: js.Global(), wake: make(chan struct{}, 1), yielded: make(chan struct{}, 1), limit: -1, info: -1, forced: map[string]bool{}, snapEvery: defaultSnapEvery}
 	mc := js.Global().Get("MessageChannel").New()
 	mc.Get("port1").Set("onmessage", js.FuncOf(func(js.Value, []js.Value) any {
 		select {
@@ -224,7 +227,7 @@ func (w *worker) maybeSnap(force bool) {
 		return
 	}
 	now := time.Now()
-	if !force && !w.dirty && !w.refresh && (now.Sub(w.lastSnap) < snapEvery || !w.r.Active()) {
+	if !force && !w.dirty && !w.refresh && (now.Sub(w.lastSnap) < w.snapEvery || !w.r.Active()) {
 		return
 	}
 	bars := force || w.dirty || w.refresh || now.Sub(w.lastBars) >= barsEvery
@@ -265,6 +268,7 @@ func (w *worker) handle(m js.Value) {
 		case "drop":
 			w.r, w.staged = nil, nil
 		case "ctl":
+			w.setSnapEvery(m)
 			w.speed, w.paused = m.Get("speed").Float(), m.Get("paused").Bool()
 			w.limit = int64(m.Get("limit").Float())
 			if w.r != nil {
@@ -359,10 +363,18 @@ func (w *worker) exportTrace(window int64, format string) (string, error) {
 // build builds the arm a build message asks for, staged until the page
 // commits it (every arm built) or discards it. Messages that arrive
 // meanwhile are queued; a newer build or a discard cancels this one.
+// setSnapEvery takes the snapshot interval a build or ctl message names.
+func (w *worker) setSnapEvery(m js.Value) {
+	if v := m.Get("snapMs"); v.Type() == js.TypeNumber && v.Float() > 0 {
+		w.snapEvery = time.Duration(v.Float() * float64(time.Millisecond))
+	}
+}
+
 func (w *worker) build(m js.Value) {
 	seq := int64(m.Get("seq").Int())
 	arm := m.Get("arm").Int()
 	link := m.Get("link").String()
+	w.setSnapEvery(m)
 	w.speed, w.paused = m.Get("speed").Float(), m.Get("paused").Bool()
 	w.staged = nil
 	w.canceled.Store(false)
