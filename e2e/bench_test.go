@@ -85,11 +85,13 @@ func TestPageBenchmark(t *testing.T) {
 		time.Sleep(1500 * time.Millisecond) // the rate windows fill
 		eval[any](p, `sim.frameStats(true)`)
 		p0 := eval[perfView](p, `sim.perf()`)
+		c0, cpuOK := chromiumCPUSeconds()
 		// Six seconds: the readings come with the snapshots, 4 a second
 		// at max speed on a software renderer (the canvas's cap).
 		const window = 6.0
 		time.Sleep(time.Duration(window * float64(time.Second)))
 		p1 := eval[perfView](p, `sim.perf()`)
+		c1, _ := chromiumCPUSeconds()
 		if len(p1.Workers) != want {
 			t.Errorf("%s: %d workers report, want %d", tc.name, len(p1.Workers), want)
 			continue
@@ -101,8 +103,13 @@ func TestPageBenchmark(t *testing.T) {
 			rates = append(rates, fmt.Sprintf("arm %s %.4g sim s/s, %.3g events/s (worker's own: %.4g, %.3g; started in %.0f ms)",
 				w.Arm, simRate, evRate, w.SimRate, w.EventsPerSec, w.WorkerReadyMs))
 		}
-		record("%s: frame p50 %.1f ms p99 %.1f ms max %.1f ms over %d drawn frames (canvas at most %d fps: %s); %s",
-			tc.name, p1.Frame.P50Ms, p1.Frame.P99Ms, p1.Frame.MaxMs, p1.Frame.N, p1.Canvas.MaxFps, p1.Canvas.Why, strings.Join(rates, "; "))
+		cores := ""
+		if cpuOK {
+			cores = fmt.Sprintf("; Chromium %.2f cores (GPU process %.2f, renderer: main thread and workers %.2f)",
+				(c1.total-c0.total)/window, (c1.gpu-c0.gpu)/window, (c1.renderer-c0.renderer)/window)
+		}
+		record("%s: frame p50 %.1f ms p99 %.1f ms max %.1f ms over %d drawn frames (canvas at most %d fps: %s); %s%s",
+			tc.name, p1.Frame.P50Ms, p1.Frame.P99Ms, p1.Frame.MaxMs, p1.Frame.N, p1.Canvas.MaxFps, p1.Canvas.Why, strings.Join(rates, "; "), cores)
 	}
 
 	// What the browser spends on a page that shows a paused run: with

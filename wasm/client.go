@@ -306,15 +306,18 @@ func (c *client) snap(b []byte) {
 	c.scratch = c.views[s.Arm].Take(s)
 	// Side by side: no arm may run further ahead of the slowest other
 	// one than a lead. The lead is a second of the reference arm's own
-	// pace (at least 20 ms simulated): the arm ahead waits only for an
-	// arm that is truly slower, never for the page's messages.
+	// pace (at least 20 ms simulated), or four snapshot intervals when
+	// the snapshots come slower (the limit moves only when one arrives):
+	// the arm ahead waits only for an arm that is truly slower, never
+	// for the page's messages.
 	if len(c.views) > 1 {
 		me := c.views[s.Arm].Snap
 		lead := 20 * float64(engine.Millisecond)
+		window := max(1.0, 4*c.snapMs/1000) // wall seconds
 		if sp := c.state.Speed; sp > 0 {
-			lead = max(lead, sp*float64(time.Second))
+			lead = max(lead, sp*window*float64(time.Second))
 		} else {
-			lead = max(lead, me.SimRate*float64(time.Second))
+			lead = max(lead, me.SimRate*window*float64(time.Second))
 		}
 		for i := range c.views {
 			if i != s.Arm {
