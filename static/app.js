@@ -977,6 +977,20 @@
     return m ? m[0] : "";
   }
 
+  // renderArms fills the arms table (only when a figure changed: any
+  // DOM change costs the page a layout at the canvas's next frame).
+  let armsRendered = "";
+  function renderArms(tbody, arms) {
+    const rows = arms.map((a) => el("tr", {},
+      el("td", { textContent: a.label }),
+      el("td", { textContent: fmtInt(a.wakeups) }),
+      el("td", { textContent: fmtInt(a.p50) }),
+      el("td", { textContent: fmtInt(a.p99) }),
+      el("td", { textContent: fmtInt(a.p999) }),
+      el("td", { textContent: (a.probesMean || 0).toFixed(1) })));
+    tbody.replaceChildren(...rows);
+  }
+
   function sync() {
     if (fatalMsg) return;
     const s = api("state");
@@ -992,10 +1006,10 @@
     renderBuilding(s);
     renderCrash(s);
     const frame = s.frameMs ? ` · ${Number(s.frameMs).toFixed(1)} ms/frame` : "";
-    $("status").textContent = s.building ? "building…" : `t = ${Number(s.simTime || 0).toFixed(3)} s${frame}`;
-    $("achieved").textContent = s.finished ? "finished"
-      : s.paused ? "paused" : `achieved ${fmtSpeed(s.achievedSpeed)}×`;
-    $("pause").textContent = s.paused ? "Resume" : "Pause";
+    setText($("status"), s.building ? "building…" : `t = ${Number(s.simTime || 0).toFixed(3)} s${frame}`);
+    setText($("achieved"), s.finished ? "finished"
+      : s.paused ? "paused" : `achieved ${fmtSpeed(s.achievedSpeed)}×`);
+    setText($("pause"), s.paused ? "Resume" : "Pause");
 
     const speed = String(s.speed);
     syncSelect($("speed"), speed, s.speed === 0 ? "max" : `${s.speed}×`);
@@ -1046,14 +1060,11 @@
     }
 
     const tbody = $("arms").querySelector("tbody");
-    const rows = (s.arms || []).map((a) => el("tr", {},
-      el("td", { textContent: a.label }),
-      el("td", { textContent: fmtInt(a.wakeups) }),
-      el("td", { textContent: fmtInt(a.p50) }),
-      el("td", { textContent: fmtInt(a.p99) }),
-      el("td", { textContent: fmtInt(a.p999) }),
-      el("td", { textContent: (a.probesMean || 0).toFixed(1) })));
-    tbody.replaceChildren(...rows);
+    const armsKey = JSON.stringify((s.arms || []).map((a) => [a.label, a.wakeups, a.p50, a.p99, a.p999, a.probesMean]));
+    if (armsKey !== armsRendered) {
+      armsRendered = armsKey;
+      renderArms(tbody, s.arms || []);
+    }
 
     renderStory(s);
     const ta = $("trace-arm");
@@ -1065,6 +1076,11 @@
     renderDecisions();
     renderOverlay();
     renderError();
+  }
+
+  // setText changes an element's text only when it differs.
+  function setText(node, text) {
+    if (node.textContent !== text) node.textContent = text;
   }
 
   function renderStory(s) {
@@ -1276,9 +1292,15 @@
     return u >= 1000 ? `${(u / 1000).toFixed(2)} ms` : u >= 10 ? `${u.toFixed(0)} µs` : `${u.toFixed(1)} µs`;
   }
 
+  let decRendered = "";     // the decisionsVersion() last rendered
+
   function renderDecisions(force) {
     if ($("decisions-freeze").checked && !force && !followStep) return;
     if (!$("decisions-box").open && !followStep) return;
+    // Nothing new: leave the list (and the page's layout) alone.
+    const ver = api("decisionsVersion");
+    if (!force && !followStep && ver === decRendered) return;
+    decRendered = ver;
     const d = (!$("decisions-freeze").checked || !lastDecisions || followStep) ? api("decisions", followStep ? -1 : decArm) : lastDecisions;
     if (!d) return;
     lastDecisions = d;

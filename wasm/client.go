@@ -34,6 +34,7 @@ type client struct {
 	scratch *playground.Snapshot
 	workers []*engineWorker
 	paused  bool
+	decVer  int64 // DecisionsVersion
 	// snapMs is how often the workers post a snapshot while running, in
 	// wall ms: the canvas's frame interval (frameCap) — snapshots the
 	// canvas would not draw cost the workers and the main thread.
@@ -244,6 +245,7 @@ func (c *client) decisions(ew *engineWorker, m js.Value) {
 	}
 	v := c.views[ew.arm]
 	v.Log = log
+	c.decVer++
 	if m.Get("step").Truthy() && len(log) > 0 {
 		v.SetHighlight(log[len(log)-1].N)
 		c.hlArm, c.hlN = ew.arm, log[len(log)-1].N
@@ -268,7 +270,17 @@ func (c *client) Highlight(arm int, n int64) bool {
 	if !ok {
 		c.hlN = 0
 	}
+	c.decVer++
 	return ok
+}
+
+// DecisionsVersion changes whenever what Decisions returns may have: the
+// panel re-renders its decision list only then (every rebuild costs the
+// page a JSON round trip and a forced layout).
+func (c *client) DecisionsVersion() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fmt.Sprintf("%d.%d", c.gen, c.decVer)
 }
 
 // Decisions are every arm's decision ring (only arm only's, when it is

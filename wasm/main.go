@@ -811,6 +811,10 @@ func installAPI() {
 			}
 			return toJS(app.Decisions(only))
 		}),
+		// decisionsVersion() changes whenever decisions() may have.
+		"decisionsVersion": fn("decisionsVersion", func([]js.Value) any {
+			return app.DecisionsVersion()
+		}),
 		// highlight(arm, n) shows decision n of arm (0 = A) on the map.
 		"highlight": fn("highlight", func(a []js.Value) any {
 			return app.Highlight(arg(a, 0).Int(), int64(arg(a, 1).Float()))
