@@ -87,6 +87,10 @@ func TestTeachingPage(t *testing.T) {
 	if fs1.Frames == fs0.Frames {
 		t.Error("the paused page's canvas loop stopped")
 	}
+	// Back from a hidden tab, the canvas draws its picture again.
+	eval[any](p, `document.dispatchEvent(new Event("visibilitychange"))`)
+	p.waitFor("a redraw after visibilitychange", fmt.Sprintf(`sim.frameStats().drawn > %d`, fs1.Drawn), 10*time.Second)
+	fs1 = eval[frameStatsView](p, `sim.frameStats()`)
 
 	// (2) Step one wakeup: the panel says what happened.
 	n0 := eval[float64](p, `sim.decisions().highlight.n`)

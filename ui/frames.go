@@ -4,6 +4,7 @@ package ui
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -81,6 +82,17 @@ func (c *frameClock) request() {
 // Invalidate asks for a frame: something the canvas shows may have
 // changed. Safe to call from any goroutine, as often as wanted.
 func Invalidate() { frames.request() }
+
+// redrawAll makes the next Draw draw whatever its key says.
+var redrawAll atomic.Bool
+
+// Redraw asks for a frame drawn in full even if nothing the canvas shows
+// changed: after the tab was hidden or the WebGL context was restored,
+// when the picture the browser keeps may be gone.
+func Redraw() {
+	redrawAll.Store(true)
+	frames.request()
+}
 
 // SetMaxFPS caps how many frames a second Invalidate asks for (0: the
 // display's rate). Input (the cursor, keys) still draws at once.

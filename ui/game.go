@@ -327,7 +327,7 @@ func (g *Game) shown() target {
 // frame would (frames.go): then it leaves the canvas alone.
 func (g *Game) Draw(screen *ebiten.Image) {
 	g.drew = false
-	if g.haveDrawn && g.key == g.drawnKey {
+	if !redrawAll.Swap(false) && g.haveDrawn && g.key == g.drawnKey {
 		return
 	}
 	g.drew, g.haveDrawn, g.drawnKey = true, true, g.key

@@ -99,6 +99,16 @@ func main() {
 		})
 		return nil
 	}))
+	// A hidden tab or a lost and restored WebGL context may leave the
+	// canvas without the picture the on-demand drawing relies on.
+	redraw := js.FuncOf(func(js.Value, []js.Value) any {
+		ui.Redraw()
+		return nil
+	})
+	js.Global().Get("document").Call("addEventListener", "visibilitychange", redraw)
+	if c := js.Global().Get("document").Call("querySelector", "canvas"); c.Truthy() {
+		c.Call("addEventListener", "webglcontextrestored", redraw)
+	}
 	ebiten.SetWindowTitle("schedplay")
 	ebiten.SetRunnableOnUnfocused(true)
 	if err := ebiten.RunGame(&safeGame{g: game, updFailed: -1}); err != nil {
