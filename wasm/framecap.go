@@ -32,6 +32,7 @@ const (
 type frameCap struct {
 	override int // ?fps=, -1: none
 	software int // 0 unknown, 1 software renderer, 2 hardware
+	cores    int // navigator.hardwareConcurrency (0: not read, -1: none)
 	applied  int // the cap set, -1: none yet
 	reason   string
 }
@@ -63,9 +64,14 @@ func (f *frameCap) apply(speed float64) {
 		if f.software == 0 {
 			f.software = softwareRenderer()
 		}
-		cores := js.Global().Get("navigator").Get("hardwareConcurrency").Int()
-		if f.software == 1 && cores > 0 && cores <= slowMaxCores {
-			fps, reason = slowFPS, "max speed on a software WebGL renderer with "+strconv.Itoa(cores)+" hardware threads"
+		if f.cores == 0 {
+			f.cores = -1
+			if v := js.Global().Get("navigator").Get("hardwareConcurrency"); v.Type() == js.TypeNumber && v.Int() > 0 {
+				f.cores = v.Int()
+			}
+		}
+		if f.software == 1 && f.cores > 0 && f.cores <= slowMaxCores {
+			fps, reason = slowFPS, "max speed on a software WebGL renderer with "+strconv.Itoa(f.cores)+" hardware threads"
 		}
 	}
 	if fps != f.applied {

@@ -47,6 +47,8 @@ var (
 	app      *client
 	game     *ui.Game
 	lastHash string
+	// fpsMsg says why the page's ?fps= was ignored ("": it was not).
+	fpsMsg string
 	// debug (the page opened with ?debug=1) adds window.sim.debugPanic,
 	// which forces a panic where the browser test asks for one.
 	debug  bool
@@ -70,14 +72,15 @@ func main() {
 	app = newClient()
 	if q, err := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?")); err == nil {
 		debug = q.Get("debug") == "1"
-		if msg := fcap.readOverride(q); msg != "" {
-			js.Global().Get("console").Call("warn", "schedplay: "+msg)
-		}
+		fpsMsg = fcap.readOverride(q)
 	}
 	// The page opens with the link it was loaded with; a bad link falls
 	// back to the defaults with a message.
 	guarded("reading the link", func() { applyFragment(js.Global().Get("location").Get("hash").String()) })
 	markLoad("linkApplied")
+	if fpsMsg != "" && app.Error() == "" { // a bad link's message comes first
+		app.SetError(fpsMsg)
+	}
 	game = ui.New(app, ui.Options{OnFirstDraw: func() {
 		setReady()
 		if t := js.Global().Get("schedplayLoad"); t.Truthy() {
