@@ -25,6 +25,7 @@ type Runner struct {
 	Log *DecisionLog
 
 	finished bool
+	behind   bool    // the last Run stopped at its budget (Behind)
 	goal     float64 // the simulated time real-time play aims for
 	last     time.Time
 	dec      int64 // DecisionsSince cursor
@@ -64,9 +65,16 @@ func (r *Runner) Active() bool {
 // gives up catching up (a heavy machine, a stall).
 const maxCatchUp = 250 * time.Millisecond
 
+// Behind reports whether the last Run stopped at its wall-time budget
+// with simulated time still to catch up (as fast as possible always is):
+// the caller should run again at once. Otherwise it reached real time ×
+// speed (or its limit, or the end), and may wait for the next frame.
+func (r *Runner) Behind() bool { return r.behind }
+
 // Run advances the simulation for at most budget of wall time; it
 // reports whether it did anything.
 func (r *Runner) Run(budget time.Duration) bool {
+	r.behind = false
 	now := time.Now()
 	if r.winStart.IsZero() {
 		r.winStart = now
@@ -115,6 +123,7 @@ func (r *Runner) Run(budget time.Duration) bool {
 			break
 		}
 		if time.Now().After(deadline) {
+			r.behind = true
 			break
 		}
 	}

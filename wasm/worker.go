@@ -190,8 +190,18 @@ func (w *worker) loop() {
 		}
 		w.maybeSnap(false)
 		w.postDecisions(false, false)
+		if ran && w.r != nil && w.r.Behind() {
+			w.yield() // more to simulate now: just let messages in
+			continue
+		}
 		if ran {
-			w.yield()
+			// Caught up with real time × speed: sleep until the next
+			// snapshot's worth is due (it spun here at 100% of a core
+			// at any finite speed before).
+			select {
+			case <-w.wake:
+			case <-time.After(w.snapEvery):
+			}
 			continue
 		}
 		// Idle: wait for a message (or the next rate reading).
