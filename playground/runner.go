@@ -33,6 +33,11 @@ type Runner struct {
 	winStart        time.Time
 	winNow, winEvts int64
 	simRate, evRate float64
+	// The pace window: Run's own working time and the simulated time it
+	// covered (waiting at a limit or for real time excluded).
+	busyWall time.Duration
+	busySim  int64
+	pace     float64
 }
 
 // NewRunner runs arm, built for build seq.
@@ -64,6 +69,16 @@ func (r *Runner) Active() bool {
 // maxCatchUp bounds how far behind real time play may fall before it
 // gives up catching up (a heavy machine, a stall).
 const maxCatchUp = 250 * time.Millisecond
+
+// Held reports whether the runner waits at its Limit (side by side: the
+// other arms must catch up before it may go on).
+func (r *Runner) Held() bool {
+	if r.Paused || r.finished || r.Halted || r.Limit < 0 {
+		return false
+	}
+	next := r.Arm.Sim.NextEventTime()
+	return next >= 0 && next > r.Limit
+}
 
 // Behind reports whether the last Run stopped at its wall-time budget
 // with simulated time still to catch up (as fast as possible always is):
@@ -101,6 +116,8 @@ func (r *Runner) Run(budget time.Duration) bool {
 		target = r.Limit
 	}
 	deadline := now.Add(budget)
+	simBefore := sim.Now()
+	defer func() { r.busy(time.Since(now), sim.Now()-simBefore) }()
 	for {
 		stop := false
 		for i := 0; i < checkEvery; i++ {
@@ -131,6 +148,13 @@ func (r *Runner) Run(budget time.Duration) bool {
 	return true
 }
 
+// busy adds a Run's working time and the simulated time it covered to
+// the pace window.
+func (r *Runner) busy(wall time.Duration, sim int64) {
+	r.busyWall += wall
+	r.busySim += sim
+}
+
 // window updates the rate measurements every half second.
 func (r *Runner) window(now time.Time) {
 	if d := now.Sub(r.winStart); d >= 500*time.Millisecond {
@@ -138,6 +162,10 @@ func (r *Runner) window(now time.Time) {
 		r.simRate = float64(tot.Now-r.winNow) / float64(engine.Second) / d.Seconds()
 		r.evRate = float64(tot.Events-r.winEvts) / d.Seconds()
 		r.winStart, r.winNow, r.winEvts = now, tot.Now, tot.Events
+		if r.busyWall > 0 && r.busySim > 0 {
+			r.pace = float64(r.busySim) / float64(engine.Second) / r.busyWall.Seconds()
+		}
+		r.busyWall, r.busySim = 0, 0
 	}
 }
 
@@ -208,6 +236,10 @@ func (r *Runner) Snapshot(s *Snapshot, bars bool, info int) {
 	s.Seq, s.Arm = r.Seq, armIndex(r.Arm.Label)
 	s.Finished, s.Halted = r.finished, r.Halted
 	s.SimRate, s.EventsPerSec = r.simRate, r.evRate
+	s.Pace = r.pace
+	if r.pace == 0 && r.busyWall > 0 && r.busySim > 0 {
+		s.Pace = float64(r.busySim) / float64(engine.Second) / r.busyWall.Seconds() // the first window
+	}
 	if !r.Active() && r.Paused {
 		s.SimRate, s.EventsPerSec = 0, 0
 	}

@@ -25,12 +25,15 @@ type Snapshot struct {
 	// SimRate is simulated seconds per wall second, EventsPerSec engine
 	// events per wall second, both over the worker's last half second.
 	SimRate, EventsPerSec float64
-	Views                 []engine.CPUView
-	HasIdle               []bool // per LLC
-	Decisions             []engine.Decision
-	Ops                   []int64
-	Hists                 []HistSnap
-	HasBars               bool // Hists carry their bars
+	// Pace is simulated seconds per wall second of the worker's own
+	// simulating time: what it could do unheld (the page's A/B lead).
+	Pace      float64
+	Views     []engine.CPUView
+	HasIdle   []bool // per LLC
+	Decisions []engine.Decision
+	Ops       []int64
+	Hists     []HistSnap
+	HasBars   bool // Hists carry their bars
 	// Info is the last decision that chose InfoCPU (the CPU the page's
 	// info box shows), when InfoOK.
 	InfoCPU int
@@ -223,6 +226,7 @@ func (s *Snapshot) Encode(b []byte) []byte {
 	e.u(s.Halted)
 	e.f(s.SimRate)
 	e.f(s.EventsPerSec)
+	e.f(s.Pace)
 	e.i(int64(len(s.Views)))
 	for i := range s.Views {
 		v := &s.Views[i]
@@ -371,7 +375,7 @@ func (s *Snapshot) Decode(b []byte) error {
 		*p = d.i()
 	}
 	s.Finished, s.Halted = d.u(), d.u()
-	s.SimRate, s.EventsPerSec = d.f(), d.f()
+	s.SimRate, s.EventsPerSec, s.Pace = d.f(), d.f(), d.f()
 	n := d.n(4*11 + 2 + 8)
 	s.Views = s.Views[:0]
 	for k := 0; k < n; k++ {

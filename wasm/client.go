@@ -317,19 +317,27 @@ func (c *client) snap(b []byte) {
 	}
 	c.scratch = c.views[s.Arm].Take(s)
 	// Side by side: no arm may run further ahead of the slowest other
-	// one than a lead. The lead is a second of the reference arm's own
-	// pace (at least 20 ms simulated), or four snapshot intervals when
-	// the snapshots come slower (the limit moves only when one arrives):
-	// the arm ahead waits only for an arm that is truly slower, never
-	// for the page's messages.
+	// one than a lead. The lead is a second of the fastest arm's pace (at
+	// least 20 ms simulated), or four snapshot intervals when the
+	// snapshots come slower (the limit moves only when one arrives): the
+	// arm ahead waits only for an arm that is truly slower, never for the
+	// page's messages. The pace is Snapshot.Pace — simulated time per
+	// second of a worker's own simulating, not of the wall: an arm held
+	// at its limit simulates little per wall second, and a lead from
+	// that let two arms hold each other to 20 ms per snapshot round
+	// trip (a crawl of seconds at 4 snapshots a second). An arm posts a
+	// snapshot as soon as it is held (wasm/worker.go).
 	if len(c.views) > 1 {
-		me := c.views[s.Arm].Snap
+		pace := 0.0
+		for _, v := range c.views {
+			pace = max(pace, v.Snap.Pace)
+		}
 		lead := 20 * float64(engine.Millisecond)
 		window := max(1.0, 4*c.snapMs/1000) // wall seconds
 		if sp := c.state.Speed; sp > 0 {
 			lead = max(lead, sp*window*float64(time.Second))
 		} else {
-			lead = max(lead, me.SimRate*window*float64(time.Second))
+			lead = max(lead, pace*window*float64(time.Second))
 		}
 		for i := range c.views {
 			if i != s.Arm {

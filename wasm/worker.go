@@ -81,6 +81,7 @@ type worker struct {
 	// its canvas no frames.
 	refresh bool
 	posted  []byte
+	held    bool // the arm waits at its limit (Runner.Held)
 }
 
 // decsEvery is how often the decision panel's ring is posted while the
@@ -187,6 +188,12 @@ func (w *worker) loop() {
 				}
 				ran = w.r.Run(runSlice)
 			})
+		}
+		// An arm that reached its limit says so at once: the page raises
+		// the other arms' limits from its snapshots (client.snap).
+		if held := w.r != nil && w.r.Held(); held != w.held {
+			w.held = held
+			w.dirty = w.dirty || held
 		}
 		w.maybeSnap(false)
 		w.postDecisions(false, false)
