@@ -143,17 +143,18 @@ func TestPageBenchmark(t *testing.T) {
 	time.Sleep(4 * time.Second)
 	st := p.state()
 	pv := eval[perfView](p, `sim.perf()`)
-	record("2048-CPU A/B build in the workers (%s): %d frames in 4 s, frame p50 %.1f ms p99 %.1f ms max %.1f ms",
-		st.BuildingText, st.Frames-f0, pv.Frame.P50Ms, pv.Frame.P99Ms, pv.Frame.MaxMs)
+	fs := eval[frameStatsView](p, `sim.frameStats()`)
+	record("2048-CPU A/B build in the workers (%s): %d frames in 4 s, drawn frames p50 %.1f ms p99 %.1f ms max %.1f ms; worst frame while building %.1f ms, worst overall %.1f ms (update %.1f, draw %.1f)",
+		st.BuildingText, st.Frames-f0, pv.Frame.P50Ms, pv.Frame.P99Ms, pv.Frame.MaxMs, fs.MaxBuildingWorkMs, fs.MaxWorkMs, fs.WorstUpdateMs, fs.WorstDrawMs)
 	if st.Building == nil {
-		t.Log("the build finished within the window")
+		t.Log("the build finished within the window: its arms then ran, and the first frames drawing two 2048-CPU maps are in the figures above")
 	}
 	if st.Frames-f0 < 5 {
 		t.Errorf("the canvas stalled while the workers built: %d frames in 4 s", st.Frames-f0)
 	}
 	// Bounded, not the 16 ms target: SwiftShader on a loaded machine.
-	if pv.Frame.P99Ms > 100 {
-		t.Errorf("main-thread frame p99 %.1f ms while the workers build (want it bounded by 100 ms)", pv.Frame.P99Ms)
+	if fs.MaxBuildingWorkMs > 100 {
+		t.Errorf("a main-thread frame took %.1f ms while the workers built (want it bounded by 100 ms)", fs.MaxBuildingWorkMs)
 	}
 	p.setHash("#seed=5")
 	p.waitFor("the default again", `sim.state().building === null && sim.state().cpus === 88`, 30*time.Second)
