@@ -22,7 +22,7 @@ import (
 // canvas runs in ebiten's FPSModeVsyncOffMinimum — a frame only on input
 // or when asked — and asks for one when something it shows may have
 // changed (a snapshot or any message from a worker, a call from the
-// panel: Invalidate), at most maxFPS a second, plus a heartbeat that
+// panel: Invalidate), at most SetMaxFPS a second, plus a heartbeat that
 // keeps the canvas loop (hover, resize, the page's frame counter) alive.
 // A frame whose content did not change is not drawn again (frameKey).
 //

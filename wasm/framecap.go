@@ -12,7 +12,7 @@ import (
 )
 
 // The canvas frame-rate policy (ui/frames.go draws on demand, at most
-// maxFPS a second). At "max" speed the workers use every core they get,
+// ui.SetMaxFPS a second). At "max" speed the workers use every core they get,
 // and every frame the canvas presents costs CPU somewhere: with a GPU
 // next to nothing, with a software WebGL (SwiftShader, llvmpipe) 55–80 ms
 // of a core each in the GPU process — on the 2-core test machine the page
