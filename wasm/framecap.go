@@ -116,5 +116,9 @@ func softwareRenderer() int {
 
 // view is what sim.perf() reports of the cap.
 func (f *frameCap) view() map[string]any {
-	return map[string]any{"maxFps": f.applied, "why": f.reason, "softwareRenderer": f.software == 1}
+	var soft any // null: not asked yet (it is, at max speed)
+	if f.software != 0 {
+		soft = f.software == 1
+	}
+	return map[string]any{"maxFps": f.applied, "why": f.reason, "softwareRenderer": soft}
 }
