@@ -57,9 +57,12 @@ func (r *Runner) Resync() {
 // Finished reports whether every finite workload finished.
 func (r *Runner) Finished() bool { return r.finished }
 
+// stopped: paused, finished or halted — Run does nothing.
+func (r *Runner) stopped() bool { return r.Paused || r.finished || r.Halted }
+
 // Active reports whether Run would advance the simulation.
 func (r *Runner) Active() bool {
-	if r.Paused || r.finished || r.Halted {
+	if r.stopped() {
 		return false
 	}
 	next := r.Arm.Sim.NextEventTime()
@@ -73,7 +76,7 @@ const maxCatchUp = 250 * time.Millisecond
 // Held reports whether the runner waits at its Limit (side by side: the
 // other arms must catch up before it may go on).
 func (r *Runner) Held() bool {
-	if r.Paused || r.finished || r.Halted || r.Limit < 0 {
+	if r.stopped() || r.Limit < 0 {
 		return false
 	}
 	next := r.Arm.Sim.NextEventTime()
@@ -155,6 +158,15 @@ func (r *Runner) busy(wall time.Duration, sim int64) {
 	r.busySim += sim
 }
 
+// windowPace is the pace window's simulated seconds per second of Run's
+// own working time (0: nothing simulated yet in it).
+func (r *Runner) windowPace() float64 {
+	if r.busyWall <= 0 || r.busySim <= 0 {
+		return 0
+	}
+	return float64(r.busySim) / float64(engine.Second) / r.busyWall.Seconds()
+}
+
 // window updates the rate measurements every half second.
 func (r *Runner) window(now time.Time) {
 	if d := now.Sub(r.winStart); d >= 500*time.Millisecond {
@@ -162,8 +174,8 @@ func (r *Runner) window(now time.Time) {
 		r.simRate = float64(tot.Now-r.winNow) / float64(engine.Second) / d.Seconds()
 		r.evRate = float64(tot.Events-r.winEvts) / d.Seconds()
 		r.winStart, r.winNow, r.winEvts = now, tot.Now, tot.Events
-		if r.busyWall > 0 && r.busySim > 0 {
-			r.pace = float64(r.busySim) / float64(engine.Second) / r.busyWall.Seconds()
+		if p := r.windowPace(); p > 0 {
+			r.pace = p
 		}
 		r.busyWall, r.busySim = 0, 0
 	}
@@ -237,8 +249,8 @@ func (r *Runner) Snapshot(s *Snapshot, bars bool, info int) {
 	s.Finished, s.Halted = r.finished, r.Halted
 	s.SimRate, s.EventsPerSec = r.simRate, r.evRate
 	s.Pace = r.pace
-	if r.pace == 0 && r.busyWall > 0 && r.busySim > 0 {
-		s.Pace = float64(r.busySim) / float64(engine.Second) / r.busyWall.Seconds() // the first window
+	if s.Pace == 0 {
+		s.Pace = r.windowPace() // the first window is not complete yet
 	}
 	if !r.Active() && r.Paused {
 		s.SimRate, s.EventsPerSec = 0, 0

@@ -369,7 +369,9 @@ func (c *client) ctl(i int, limit float64) {
 	}
 }
 
-// defaultSnapMs is the display's rate.
+// defaultSnapMs is how often a running worker posts a snapshot until
+// the page says otherwise (snapMs in build and ctl: the canvas's frame
+// interval): the display's rate.
 const defaultSnapMs = 16
 
 // SetSnapInterval sets how often the workers post snapshots (ms; 0: the

@@ -33,11 +33,6 @@ import (
 // error, crashed}, snap {buf}, stepped {now}, reply {id, ok, body},
 // crash {where, message, stack, halt}, stats.
 
-// defaultSnapEvery is how often a running worker posts a snapshot until
-// the page says otherwise (snapMs in build and ctl: the canvas's frame
-// interval): the display's rate.
-const defaultSnapEvery = 16 * time.Millisecond
-
 // barsEvery is how often a snapshot carries the histogram bars.
 const barsEvery = 250 * time.Millisecond
 
@@ -110,7 +105,7 @@ func (w *worker) postDecisions(force, step bool) {
 }
 
 func runWorker() {
-	w := &worker{self: js.Global(), wake: make(chan struct{}, 1), yielded: make(chan struct{}, 1), limit: -1, info: -1, forced: map[string]bool{}, snapEvery: defaultSnapEvery}
+	w := &worker{self: js.Global(), wake: make(chan struct{}, 1), yielded: make(chan struct{}, 1), limit: -1, info: -1, forced: map[string]bool{}, snapEvery: defaultSnapMs * time.Millisecond}
 	mc := js.Global().Get("MessageChannel").New()
 	mc.Get("port1").Set("onmessage", js.FuncOf(func(js.Value, []js.Value) any {
 		select {
