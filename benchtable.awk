@@ -2,7 +2,8 @@
 # build (make bench) into one table: events/s and wakeups/s of each
 # benchmark side by side, wasm/native, and each engine benchmark's events/s
 # against the bare event loop of the same build and run (issue 10's
-# targets). Metrics of repeated runs (-count) are averaged.
+# targets), then the events and ticks each wakeup takes. Metrics of
+# repeated runs (-count) are averaged.
 #
 # usage: awk -f benchtable.awk NATIVE_FILE WASM_FILE
 FNR == 1 { build = (FILENAME == ARGV[1]) ? "native" : "wasm" }
@@ -34,9 +35,19 @@ function table(title, ev, wk,    j, b, ne, we) {
 			ratio(ne, get("native", "EventLoop", ev)), ratio(we, get("wasm", "EventLoop", ev))
 	}
 }
+function perWakeup(    j, b, e) {
+	printf "\nper wakeup (the model's work, the same in both builds: wakeups/s = events/s ÷ events/wakeup)\n%-18s %14s %14s\n", "benchmark", "events/wakeup", "ticks/wakeup"
+	for (j = 1; j <= n; j++) {
+		b = order[j]
+		if ((e = get("native", b, "events/wakeup")) < 0)
+			continue
+		printf "%-18s %14.1f %14.2f\n", b, e, get("native", b, "ticks/wakeup")
+	}
+}
 END {
 	table("per wall second", "events/s", "wakeups/s")
 	table("per CPU second of the test process (robust on a shared machine)", "events/cpu-s", "wakeups/cpu-s")
+	perWakeup()
 	printf "\nev, wk: simulated events and wakeups (select_task_rq_fair decisions);\n"
 	printf "loop: BenchmarkEventLoop, the bare 4-ary heap with 2,048 pending events, same build and run.\n"
 }

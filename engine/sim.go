@@ -317,6 +317,7 @@ func (s *Sim) dispatch(slot int) {
 		s.actor = slot
 		s.onPhaseEnd(s.cpus[slot])
 	case slot < 2*n:
+		s.stats.ticks++
 		s.actor = slot - n
 		s.onTick(s.cpus[slot-n])
 	case slot < 3*n:

@@ -14,6 +14,7 @@ const maxProbeBucket = 1024
 // Stats accumulates what the engine measures about its own decisions.
 type Stats struct {
 	wakeups      int64
+	ticks        int64 // tick events dispatched (Totals.Ticks)
 	stageCalls   [numStages]int64
 	placedBusy   int64
 	searchCostNS int64

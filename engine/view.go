@@ -64,6 +64,7 @@ func (s *Sim) WorkloadOps(i int) int64 { return s.workloads[i].ops }
 type Totals struct {
 	Now         int64
 	Events      int64
+	Ticks       int64 // of Events: scheduler ticks (scheduler_tick on a CPU whose tick runs)
 	Wakeups     int64
 	SISCalls    int64 // select_idle_cpu calls
 	SISProbes   int64 // CPUs probed by them
@@ -89,7 +90,7 @@ func (s *Sim) Totals() Totals {
 		m += n
 	}
 	return Totals{
-		Now: s.now, Events: s.events, Wakeups: st.wakeups, SISCalls: st.sisCalls, SISProbes: st.sisProbes,
+		Now: s.now, Events: s.events, Ticks: st.ticks, Wakeups: st.wakeups, SISCalls: st.sisCalls, SISProbes: st.sisProbes,
 		SISFound: st.sisFound, PlacedBusy: st.placedBusy, SearchNS: st.searchCostNS, CtxSwitches: st.ctxSwitches,
 		Migrations: m, ConservationNS: s.conservation.globalNS, LLCConservationNS: s.conservation.llcNS,
 	}

@@ -179,7 +179,7 @@ func (s *Snapshot) fillPinned(sim *engine.Sim) {
 }
 
 // snapVersion starts every encoded snapshot.
-const snapVersion = 2
+const snapVersion = 3
 
 type enc struct{ b []byte }
 
@@ -218,7 +218,7 @@ func (s *Snapshot) Encode(b []byte) []byte {
 	e.i(s.Seq)
 	e.i(int64(s.Arm))
 	t := &s.Totals
-	for _, v := range []int64{t.Now, t.Events, t.Wakeups, t.SISCalls, t.SISProbes, t.SISFound, t.PlacedBusy,
+	for _, v := range []int64{t.Now, t.Events, t.Ticks, t.Wakeups, t.SISCalls, t.SISProbes, t.SISFound, t.PlacedBusy,
 		t.SearchNS, t.CtxSwitches, t.Migrations, t.ConservationNS, t.LLCConservationNS} {
 		e.i(v)
 	}
@@ -370,7 +370,7 @@ func (s *Snapshot) Decode(b []byte) error {
 	s.Seq = d.i()
 	s.Arm = int(d.i())
 	t := &s.Totals
-	for _, p := range []*int64{&t.Now, &t.Events, &t.Wakeups, &t.SISCalls, &t.SISProbes, &t.SISFound, &t.PlacedBusy,
+	for _, p := range []*int64{&t.Now, &t.Events, &t.Ticks, &t.Wakeups, &t.SISCalls, &t.SISProbes, &t.SISFound, &t.PlacedBusy,
 		&t.SearchNS, &t.CtxSwitches, &t.Migrations, &t.ConservationNS, &t.LLCConservationNS} {
 		*p = d.i()
 	}

@@ -12,15 +12,17 @@ import (
 // benchRun times run on a fresh simulation per iteration, built by setup
 // outside the timer, and reports per wall second the simulated events,
 // wakeups (select_task_rq_fair decisions) and simulated seconds — and, where
-// the OS says, events and wakeups per CPU second of the process — and the
-// heap allocations per event of the run alone (the steady state: 0 is the
-// goal, issue 10).
+// the OS says, events and wakeups per CPU second of the process — the
+// events and of them the scheduler ticks per wakeup (what the model does
+// per wakeup: wakeups/s = events/s ÷ events/wakeup), and the heap
+// allocations per event of the run alone (the steady state: 0 is the goal,
+// issue 10).
 func benchRun(b *testing.B, setup func(seed uint64) *engine.Sim, run func(s *engine.Sim)) {
 	b.ReportAllocs()
 	b.StopTimer()
 	warmUp(func() { run(setup(0)) })
 	b.StartTimer()
-	var events, wakeups, simNS int64
+	var events, ticks, wakeups, simNS int64
 	var mallocs uint64
 	var wall time.Duration
 	var cpu float64
@@ -46,6 +48,7 @@ func benchRun(b *testing.B, setup func(seed uint64) *engine.Sim, run func(s *eng
 		mallocs += ms.Mallocs - before
 		tot := s.Totals()
 		events += tot.Events
+		ticks += tot.Ticks
 		wakeups += tot.Wakeups
 		simNS += s.Now()
 		b.StartTimer()
@@ -58,6 +61,8 @@ func benchRun(b *testing.B, setup func(seed uint64) *engine.Sim, run func(s *eng
 		b.ReportMetric(float64(events)/cpu, "events/cpu-s")
 		b.ReportMetric(float64(wakeups)/cpu, "wakeups/cpu-s")
 	}
+	b.ReportMetric(float64(events)/float64(max(wakeups, 1)), "events/wakeup")
+	b.ReportMetric(float64(ticks)/float64(max(wakeups, 1)), "ticks/wakeup")
 	b.ReportMetric(float64(mallocs)/float64(max(events, 1)), "allocs/event")
 }
 
