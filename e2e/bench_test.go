@@ -29,14 +29,18 @@ func TestPageBenchmark(t *testing.T) {
 		t.Skip("the page benchmark runs with make bench-page (SCHEDPLAY_PAGE_BENCH=1)")
 	}
 	requireChromium(t)
-	baseURL, _ := servePage(t)
-	b := newBrowser(t)
 	var out strings.Builder
 	record := func(format string, args ...any) {
 		line := fmt.Sprintf(format, args...)
 		t.Log(line)
 		out.WriteString(line + "\n")
 	}
+	if os.Getenv("SCHEDPLAY_PAGE_BENCH") == "floor" {
+		floorLoads(t, newBrowser(t), record) // not the page: no need to build it
+		return
+	}
+	baseURL, _ := servePage(t)
+	b := newBrowser(t)
 
 	switch os.Getenv("SCHEDPLAY_PAGE_BENCH") {
 	case "profile":
