@@ -149,14 +149,18 @@ func (s *Sim) onTick(c *cpu) {
 // Both are kept with the balance_interval they were computed for.
 func (s *Sim) balanceIntervalNS(dom *machine.Domain, ds *domState, busy bool) int64 {
 	if ds.ivMS != ds.balanceIntervalMS {
-		ds.ivMS = ds.balanceIntervalMS
-		ds.ivIdle = s.intervalJiffiesNS(ds.ivMS)
-		ds.ivBusy = s.intervalJiffiesNS(ds.ivMS * int64(dom.BusyFactor))
+		s.refreshBalanceIntervals(dom, ds)
 	}
 	if busy {
 		return ds.ivBusy
 	}
 	return ds.ivIdle
+}
+
+func (s *Sim) refreshBalanceIntervals(dom *machine.Domain, ds *domState) {
+	ds.ivMS = ds.balanceIntervalMS
+	ds.ivIdle = s.intervalJiffiesNS(ds.ivMS)
+	ds.ivBusy = s.intervalJiffiesNS(ds.ivMS * int64(dom.BusyFactor))
 }
 
 func (s *Sim) intervalJiffiesNS(ms int64) int64 {

@@ -92,14 +92,22 @@ type signal struct {
 	last  int64 // time of the last update
 }
 
-// at brings the signal up to now and returns its value.
+// at brings the signal up to now and returns its value. It is small
+// enough to inline: the balancer reads the same CPUs' signals again and
+// again at one instant (most reads find them up to date), and under
+// WebAssembly a call costs far more than the test it would make.
 func (s *signal) at(now int64) int64 {
 	if now > s.last {
-		d := peltDecay(now - s.last)
-		s.avg = s.input + mulFix(s.avg-s.input, d)
-		s.last = now
+		s.advance(now)
 	}
 	return s.avg
+}
+
+// advance decays the average from the last update to now (> last).
+func (s *signal) advance(now int64) {
+	d := peltDecay(now - s.last)
+	s.avg = s.input + mulFix(s.avg-s.input, d)
+	s.last = now
 }
 
 // set changes the input from now on.

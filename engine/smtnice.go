@@ -35,10 +35,16 @@ func (s *Sim) chargeO1Slice(t *Task, delta int64) {
 	}
 	t.o1Left -= delta
 	if t.o1Left <= 0 {
-		slice := s.O1Timeslice(t.Nice)
-		t.o1Left += ((-t.o1Left)/slice + 1) * slice
-		s.smtSliceExpired(t)
+		s.o1SliceRefill(t)
 	}
+}
+
+// o1SliceRefill starts t's next slice(s) once the last one ran out (kept
+// out of chargeO1Slice so that the common case inlines).
+func (s *Sim) o1SliceRefill(t *Task) {
+	slice := s.O1Timeslice(t.Nice)
+	t.o1Left += ((-t.o1Left)/slice + 1) * slice
+	s.smtSliceExpired(t)
 }
 
 // smtNiceHolds is the dependent-sleeper test: would a sibling running q
