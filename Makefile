@@ -107,9 +107,10 @@ fuzz-short:
 fuzz:
 	$(MAKE) fuzz-short FUZZTIME=$${FUZZTIME:-5m}
 
-## bench: the engine benchmarks and the bare event loop, native and as
-## wasm under Node, then one table of both (events/s, wakeups/s, wasm /
-## native, engine / bare loop). Record results in BENCHMARKS.md; for
+## bench: the engine benchmarks, the bare event loop and the page's
+## worker loop (playground's BenchmarkWorkerLoop: the engine in Node of
+## the page / Node row), native and as wasm under Node, then one table of
+## both (events/s, wakeups/s, wasm / native, engine / bare loop). Record results in BENCHMARKS.md; for
 ## before/after tables use BENCHCOUNT=5 and benchstat on the raw files.
 ## -p 1: go test runs the two packages' binaries one at a time (by
 ## default it runs them side by side, and the bare loop and the engine
@@ -117,7 +118,7 @@ fuzz:
 BENCH      ?= .
 BENCHTIME  ?= 1s
 BENCHCOUNT ?= 1
-BENCH_PKGS := ./engine/ ./engine/workload/
+BENCH_PKGS := ./engine/ ./engine/workload/ ./playground/
 BENCH_ARGS  = -p 1 -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -count $(BENCHCOUNT) $(BENCH_PKGS)
 bench: SHELL := /bin/bash
 bench: .SHELLFLAGS := -o pipefail -c
