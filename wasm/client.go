@@ -64,6 +64,7 @@ type buildJob struct {
 	st      playground.State
 	n       int
 	built   []bool
+	snaps   [][]byte // each built arm's first snapshot (its t = 0)
 	prog    []*playground.BuildProgress
 	cpus    int
 	started time.Time
@@ -308,6 +309,11 @@ func (w workerPanic) String() string { return string(w) }
 func (c *client) snap(b []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.takeSnap(b)
+}
+
+// takeSnap is snap with mu held.
+func (c *client) takeSnap(b []byte) {
 	if err := c.scratch.Decode(b); err != nil {
 		panic(err)
 	}
@@ -425,6 +431,10 @@ func (c *client) built(ew *engineWorker, m js.Value) {
 		return
 	}
 	j.built[ew.arm] = true
+	if u8 := m.Get("snap"); u8.Truthy() {
+		j.snaps[ew.arm] = make([]byte, u8.Get("length").Int())
+		js.CopyBytesToGo(j.snaps[ew.arm], u8)
+	}
 	for _, b := range j.built {
 		if !b {
 			c.mu.Unlock()
@@ -470,6 +480,14 @@ func (c *client) built(ew *engineWorker, m js.Value) {
 	}
 	c.ctlAll()
 	c.experimentFor(&c.state)
+	// The map from each arm's built state at once: the first snapshots
+	// after the commits come a worker round trip later.
+	for _, b := range j.snaps {
+		if b != nil {
+			markLoad("firstSnap")
+			c.takeSnap(b)
+		}
+	}
 	c.mu.Unlock()
 	if j.done != nil {
 		j.done(nil)
@@ -484,7 +502,7 @@ func (c *client) Begin(st playground.State, _ time.Time, done func(error)) {
 	c.mu.Lock()
 	c.seq++
 	n := st.NumArms()
-	j := &buildJob{seq: c.seq, st: st.Clone(), n: n, built: make([]bool, n), prog: make([]*playground.BuildProgress, n), started: time.Now(), done: done}
+	j := &buildJob{seq: c.seq, st: st.Clone(), n: n, built: make([]bool, n), snaps: make([][]byte, n), prog: make([]*playground.BuildProgress, n), started: time.Now(), done: done}
 	if spec, err := st.MachineSpec(); err == nil {
 		j.cpus = spec.NumCPUs()
 	}
