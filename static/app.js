@@ -247,7 +247,19 @@
     window.schedplayModule = module;
     loadTimes.compiled = performance.now();
     bootPhase = "compile";
-    for (const p of window.schedplayPrestart || []) p.worker.postMessage({ t: "init", module });
+    // Hand the module to the prestarted workers and wait (at most
+    // 500 ms) until each has it before the Go program takes the main
+    // thread. Chromium forwards a message posted to a dedicated worker
+    // before its script has run only from a task of the page's main
+    // thread: posted and then left to the busy start of the Go program,
+    // the module reached the workers 3–3.5 s late in some loads (a trace
+    // of one: posted at 1.40 s, handled at 4.63 s, the workers idle in
+    // between).
+    const pool = window.schedplayPrestart || [];
+    const got = pool.map((p) => new Promise((resolve) => { p.got = resolve; }));
+    for (const p of pool) p.worker.postMessage({ t: "init", module });
+    await Promise.race([Promise.all(got), new Promise((resolve) => setTimeout(resolve, 500))]);
+    loadTimes.workersGot = performance.now();
     return await WebAssembly.instantiate(module, go.importObject);
   }
 
@@ -268,8 +280,13 @@
       try {
         const w = new Worker("worker.js", { name: `schedplay engine ${"AB"[i]}` });
         const early = { messages: [], error: null };
+        const entry = { worker: w, early, got: null };
         w.onmessage = (e) => {
           const m = e.data;
+          if (m && m.t === "got") {
+            if (entry.got) entry.got();
+            return;
+          }
           if (m && m.t === "boot") {
             if (loadTimes.workerScript === undefined) {
               const rel = (t) => t - performance.timeOrigin;
@@ -286,7 +303,7 @@
           early.messages.push(m);
         };
         w.onerror = (e) => { early.error = (e && e.message) || "the engine worker failed"; };
-        pool.push({ worker: w, early });
+        pool.push(entry);
       } catch (e) {
         console.warn(`schedplay: could not prestart an engine worker (${e && e.message}); the page starts it later`);
         return;

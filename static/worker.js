@@ -44,6 +44,7 @@ self.onmessage = async (e) => {
     self.schedplayDeliver(m);
     return;
   }
+  self.postMessage({ t: "got" }); // the page waits for this before starting its Go program
   try {
     boot.init = abs();
     const go = new Go();
