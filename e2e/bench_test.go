@@ -49,6 +49,9 @@ func TestPageBenchmark(t *testing.T) {
 	case "profile-hostile":
 		profileHostileTakeIn(t, b, baseURL+"/")
 		return
+	case "trace":
+		traceLoad(t, b, baseURL+"/")
+		return
 	}
 	// A first visit: a fresh tab, no cache. SCHEDPLAY_PAGE_QUERY adds a
 	// query, e.g. "?fps=0" (the canvas at the display's rate whatever the

@@ -257,7 +257,9 @@
     // between).
     const pool = window.schedplayPrestart || [];
     const got = pool.map((p) => new Promise((resolve) => { p.got = resolve; }));
-    for (const p of pool) p.worker.postMessage({ t: "init", module });
+    // held: the workers wait for the page's Go program to start them
+    // (wasm/client.go, startPrestartedWorkers).
+    for (const p of pool) p.worker.postMessage({ t: "init", module, held: true });
     await Promise.race([Promise.all(got), new Promise((resolve) => setTimeout(resolve, 500))]);
     loadTimes.workersGot = performance.now();
     return await WebAssembly.instantiate(module, go.importObject);
@@ -293,6 +295,7 @@
               loadTimes.workerScript = rel(m.script);
               loadTimes.workerInit = rel(m.init);
               loadTimes.workerInstantiated = rel(m.instantiated);
+              loadTimes.workerRun = rel(m.run);
             }
             return;
           }

@@ -38,8 +38,35 @@ self.schedplayStarted = () => {
   for (const m of early.splice(0)) self.schedplayDeliver(m);
 };
 
+// A worker the page prestarted gets the module "held": it instantiates it
+// at once but runs its Go program only on "start", which the page's own
+// Go program sends once it has initialised (wasm/client.go,
+// startPrestartedWorkers), so that the two do not compile the same
+// functions at the same time.
+let instance = null;
+let go = null;
+let startWanted = false;
+let running = false;
+
+function run() {
+  if (running || !instance || !startWanted) return;
+  running = true;
+  boot.run = abs();
+  self.postMessage(boot);
+  // An exit is reported as an error event (the page's worker.onerror).
+  go.run(instance).then(
+    () => setTimeout(() => { throw new Error("the engine's Go program exited"); }),
+    (err) => setTimeout(() => { throw err; }),
+  );
+}
+
 self.onmessage = async (e) => {
   const m = e.data;
+  if (m.t === "start") {
+    startWanted = true;
+    run();
+    return;
+  }
   if (m.t !== "init") {
     self.schedplayDeliver(m);
     return;
@@ -47,15 +74,11 @@ self.onmessage = async (e) => {
   self.postMessage({ t: "got" }); // the page waits for this before starting its Go program
   try {
     boot.init = abs();
-    const go = new Go();
-    const instance = await WebAssembly.instantiate(m.module, go.importObject);
+    go = new Go();
+    instance = await WebAssembly.instantiate(m.module, go.importObject);
     boot.instantiated = abs();
-    self.postMessage(boot);
-    // An exit is reported as an error event (the page's worker.onerror).
-    go.run(instance).then(
-      () => setTimeout(() => { throw new Error("the engine's Go program exited"); }),
-      (err) => setTimeout(() => { throw err; }),
-    );
+    if (!m.held) startWanted = true;
+    run();
   } catch (err) {
     setTimeout(() => { throw err; });
   }

@@ -165,6 +165,25 @@ func (c *client) newEngineWorker(arm int, name string) *engineWorker {
 	return ew
 }
 
+// startPrestartedWorkers lets the workers app.js started with the page
+// run their Go programs (static/worker.js holds them until "start"). The
+// page's program has initialised every package by now, and V8 compiles a
+// wasm function lazily, on its first call, into code that every thread
+// holding the module shares: started together, the main thread and both
+// workers compiled the same runtime and package-initialisation functions
+// at the same time on the two cores (a trace: 1.5–3.5 s of wasm.CompileLazy
+// on all three threads); started now, the workers find them compiled, and
+// compile only the engine's code while the page compiles its own.
+func startPrestartedWorkers() {
+	pool := js.Global().Get("schedplayPrestart")
+	if !pool.Truthy() {
+		return
+	}
+	for i := 0; i < pool.Length(); i++ {
+		pool.Index(i).Get("worker").Call("postMessage", map[string]any{"t": "start"})
+	}
+}
+
 func (ew *engineWorker) post(m map[string]any) {
 	if !ew.dead {
 		ew.w.Call("postMessage", m)
@@ -184,6 +203,7 @@ func (c *client) message(ew *engineWorker, m js.Value) {
 				t.Set("workerScript", m.Get("script").Float()-origin)
 				t.Set("workerInit", m.Get("init").Float()-origin)
 				t.Set("workerInstantiated", m.Get("instantiated").Float()-origin)
+				t.Set("workerRun", m.Get("run").Float()-origin)
 			}
 		case "ready":
 			markLoad("workerReady")

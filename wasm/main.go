@@ -69,6 +69,7 @@ func main() {
 	if t := js.Global().Get("schedplayLoad"); t.Truthy() {
 		t.Set("goMain", js.Global().Get("performance").Call("now"))
 	}
+	startPrestartedWorkers()
 	app = newClient()
 	if q, err := url.ParseQuery(strings.TrimPrefix(js.Global().Get("location").Get("search").String(), "?")); err == nil {
 		debug = q.Get("debug") == "1"
