@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -39,11 +38,7 @@ func floorLoads(t *testing.T, b *chromium, record func(string, ...any)) {
 			t.Fatalf("building the %s floor: %v\n%s", prog, err, out)
 		}
 	}
-	out, err := exec.Command(goBin, "env", "GOROOT").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := copyFileErr(filepath.Join(strings.TrimSpace(string(out)), "lib", "wasm", "wasm_exec.js"), filepath.Join(dir, "wasm_exec.js")); err != nil {
+	if err := copyWasmExec(goBin, dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := copyFileErr(filepath.Join(root, "e2e", "testdata", "floor", "index.html"), filepath.Join(dir, "index.html")); err != nil {

@@ -76,15 +76,22 @@ func stopProfile(p *page, name string) *profiler.Profile {
 	if err != nil {
 		p.fatalf("profiler: %v", err)
 	}
-	dir := p.t.TempDir()
-	if o := os.Getenv("SCHEDPLAY_BENCH_OUT"); o != "" {
-		dir = filepath.Dir(o)
-	}
-	out := filepath.Join(dir, name)
+	out := benchArtifact(p.t, name)
 	if data, err := json.Marshal(res.Profile); err == nil && os.WriteFile(out, data, 0o644) == nil {
 		p.t.Logf("profile written to %s", out)
 	}
 	return res.Profile
+}
+
+// benchArtifact is where a page benchmark writes a file it records (a
+// profile, a trace): beside $SCHEDPLAY_BENCH_OUT, else in the test's temp
+// directory.
+func benchArtifact(t *testing.T, name string) string {
+	dir := t.TempDir()
+	if o := os.Getenv("SCHEDPLAY_BENCH_OUT"); o != "" {
+		dir = filepath.Dir(o)
+	}
+	return filepath.Join(dir, name)
 }
 
 // summarizeProfile sums self time per function (and per Go package, for

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 	"testing"
@@ -62,11 +61,7 @@ func traceLoad(t *testing.T, b *chromium, url string) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	dir := t.TempDir()
-	if o := os.Getenv("SCHEDPLAY_BENCH_OUT"); o != "" {
-		dir = filepath.Dir(o)
-	}
-	out := filepath.Join(dir, "load.trace.json")
+	out := benchArtifact(t, "load.trace.json")
 	if data, err := json.Marshal(map[string]any{"traceEvents": events}); err == nil && os.WriteFile(out, data, 0o644) == nil {
 		t.Logf("trace written to %s (%d events)", out, len(events))
 	}

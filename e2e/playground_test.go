@@ -513,6 +513,15 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
+// copyWasmExec copies the Go toolchain's wasm_exec.js into dir.
+func copyWasmExec(goBin, dir string) error {
+	out, err := exec.Command(goBin, "env", "GOROOT").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOROOT: %v", err)
+	}
+	return copyFileErr(filepath.Join(strings.TrimSpace(string(out)), "lib", "wasm", "wasm_exec.js"), filepath.Join(dir, "wasm_exec.js"))
+}
+
 // buildPage builds the wasm and puts it in dir with the hand-written page
 // files and wasm_exec.js, as `make wasm` does for static/.
 func buildPage(root, goBin, dir string) error {
@@ -526,12 +535,7 @@ func buildPage(root, goBin, dir string) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("GOOS=js GOARCH=wasm go build ./wasm: %v\n%s", err, out)
 	}
-	out, err := exec.Command(goBin, "env", "GOROOT").Output()
-	if err != nil {
-		return fmt.Errorf("go env GOROOT: %v", err)
-	}
-	goroot := strings.TrimSpace(string(out))
-	if err := copyFileErr(filepath.Join(goroot, "lib", "wasm", "wasm_exec.js"), filepath.Join(dir, "wasm_exec.js")); err != nil {
+	if err := copyWasmExec(goBin, dir); err != nil {
 		return err
 	}
 	for _, f := range []string{"index.html", "app.js", "worker.js", "style.css"} {
