@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,16 +48,43 @@ func TestTeachingPage(t *testing.T) {
 	if eval[bool](p, `document.getElementById("story").hidden`) {
 		t.Error("the story is not shown in the panel")
 	}
-	// Simulated time, not wall time: run both arms to 0.4 s.
+	// Simulated time, not wall time: run both arms to 0.4 s with the
+	// panel's Run-to (the page has been playing since it loaded, so it
+	// may be past 0.4 s already: the workers then replay to 0.4 s). The
+	// numbers are read at that instant — sim.results() asks the paused
+	// workers — never from whichever snapshot the page holds.
 	p.do("run to 0.4 s", chromedp.Evaluate[chromedp.Void](`document.getElementById("run-to").value = "0.4"; document.getElementById("run-to-go").click()`))
-	p.waitFor("both arms at t = 0.4 s", `sim.perf().workers.length === 2 && sim.perf().workers.every(w => w.simTime >= 0.399) && !document.getElementById("run-to-go").disabled`, 3*time.Minute)
-	p.waitFor("both arms' numbers", `sim.state().arms.length === 2 && sim.state().arms.every(a => a.sisCalls > 0 && a.count > 0)`, 30*time.Second)
-	st = p.state()
-	a, bb := st.Arms[0], st.Arms[1]
-	t.Logf("t=0.4 s: A p99 %d µs (%d select_idle_cpu calls), B p99 %d µs (%d calls)", a.P99, a.SISCalls, bb.P99, bb.SISCalls)
-	if a.P99 == bb.P99 || bb.P99 < 2*a.P99 {
-		t.Errorf("the arms' p99 do not tell the story: A %d µs, B %d µs", a.P99, bb.P99)
+	p.waitFor("the run-to to finish", `document.getElementById("run-to-go").disabled === false && sim.state().paused`, 3*time.Minute)
+	res := eval[string](p, `sim.results()`, chromedp.EvalAwaitPromise)
+	var arms map[string]struct {
+		DurationS float64 `json:"duration_s"`
+		Search    struct {
+			Calls int64 `json:"select_idle_cpu_calls"`
+		} `json:"search"`
+		Workloads []struct {
+			Lat struct {
+				Count int64 `json:"count"`
+				P99   int64 `json:"p99"`
+			} `json:"wakeup_latency_us"`
+		} `json:"workloads"`
 	}
+	if err := json.Unmarshal([]byte(res), &arms); err != nil {
+		p.fatalf("sim.results(): %v\n%s", err, res)
+	}
+	a, bb := arms["A"], arms["B"]
+	if a.DurationS != 0.4 || bb.DurationS != 0.4 || len(a.Workloads) == 0 || len(bb.Workloads) == 0 {
+		p.fatalf("after Run to 0.4 s the results are at A %v s, B %v s: %s", a.DurationS, bb.DurationS, shorten(res, 300))
+	}
+	pa, pb := a.Workloads[0].Lat.P99, bb.Workloads[0].Lat.P99
+	t.Logf("t=0.4 s: A p99 %d µs (%d select_idle_cpu calls), B p99 %d µs (%d calls)", pa, a.Search.Calls, pb, bb.Search.Calls)
+	if pa == pb || pb < 2*pa {
+		t.Errorf("the arms' p99 do not tell the story: A %d µs, B %d µs", pa, pb)
+	}
+	// The panel shows those numbers once the workers' snapshots at
+	// 0.4 s have arrived.
+	p.waitFor("the page to show the arms at 0.4 s", fmt.Sprintf(`sim.state().arms.length === 2 && Math.abs(sim.state().simTime - 0.4) < 1e-9 &&
+		sim.state().arms[0].p99 === %d && sim.state().arms[1].p99 === %d &&
+		sim.state().arms[0].count === %d && sim.state().arms[1].count === %d`, pa, pb, a.Workloads[0].Lat.Count, bb.Workloads[0].Lat.Count), 30*time.Second)
 	p.waitFor("the control panel laid out", `document.getElementById("panel").getBoundingClientRect().width > 0`, 10*time.Second)
 	p.checkPanelVisible("1024x768")
 	_, png := p.screenshot()
@@ -75,14 +103,25 @@ func TestTeachingPage(t *testing.T) {
 	// (1b) A paused run does not redraw the canvas (ui/frames.go: each
 	// presented frame costs a software renderer tens of ms of CPU); its
 	// loop still runs (frames: heartbeats, the panel's calls).
+	// The last changes a pause brings are the workers' rate readings
+	// going to zero (the snapshot after the pause, and the header's
+	// achieved speed): wait for them, not for a guessed wall time (on a
+	// loaded machine their messages come late), then nothing may draw.
 	eval[any](p, `sim.pause(true)`)
-	time.Sleep(1500 * time.Millisecond) // the workers' rate readings settle
-	fs0 := eval[frameStatsView](p, `sim.frameStats()`)
+	p.waitFor("the workers' rates at zero", `sim.perf().workers.every(w => w.simRate === 0 && w.eventsPerSec === 0) && sim.state().achievedSpeed === 0`, 30*time.Second)
+	time.Sleep(500 * time.Millisecond) // a frame asked for by the last snapshot may still be on its way
+	type statsAt struct {
+		Stats frameStatsView
+		At    float64 // ms, the page's clock
+	}
+	const read = `({stats: sim.frameStats(), at: performance.now()})`
+	s0 := eval[statsAt](p, read)
 	time.Sleep(2 * time.Second)
-	fs1 := eval[frameStatsView](p, `sim.frameStats()`)
-	t.Logf("paused, 2 s: %d canvas frames, %d drawn", fs1.Frames-fs0.Frames, fs1.Drawn-fs0.Drawn)
+	s1 := eval[statsAt](p, read)
+	fs0, fs1 := s0.Stats, s1.Stats
+	t.Logf("paused, %.2f s: %d canvas frames, %d drawn", (s1.At-s0.At)/1000, fs1.Frames-fs0.Frames, fs1.Drawn-fs0.Drawn)
 	if fs1.Drawn != fs0.Drawn {
-		t.Errorf("the paused page redrew the canvas %d times in 2 s", fs1.Drawn-fs0.Drawn)
+		t.Errorf("the paused page redrew the canvas %d times in %.2f s", fs1.Drawn-fs0.Drawn, (s1.At-s0.At)/1000)
 	}
 	if fs1.Frames == fs0.Frames {
 		t.Error("the paused page's canvas loop stopped")

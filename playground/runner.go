@@ -224,7 +224,8 @@ func (r *Runner) RunUntil(t int64) {
 }
 
 // RunTo runs to simulated time t or until the finite workloads finish,
-// as `schedsim run --duration t` does.
+// as `schedsim run --duration t` does. A run already past t cannot go
+// back: the caller replays it from the start first (Rewound).
 func (r *Runner) RunTo(t int64) {
 	if r.Halted {
 		return
@@ -232,6 +233,21 @@ func (r *Runner) RunTo(t int64) {
 	scenario.Advance(r.Arm.Sim, t)
 	r.finished = r.Arm.Sim.AllFinished()
 	r.Resync()
+}
+
+// Rewound is a new runner for the same arm at time zero, built again
+// from st (the link the arm was built from): the engine is deterministic,
+// so running it to t gives the numbers the first run had at t, and those
+// `schedsim run --duration t` prints. It keeps the runner's build
+// sequence, speed and limit, and is paused.
+func (r *Runner) Rewound(st State, arm int) (*Runner, error) {
+	a, err := BuildArm(st, arm, nil, func(time.Duration, bool) {}, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	n := NewRunner(a, r.Seq, r.Speed, true)
+	n.Limit = r.Limit
+	return n, nil
 }
 
 // Results is the arm's result in the shape of `schedsim run --format

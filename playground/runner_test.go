@@ -36,3 +36,50 @@ func TestRunnerBehind(t *testing.T) {
 		t.Error("paused: ran or behind")
 	}
 }
+
+// runTo(t) on a page already past t (the page plays from load, so a
+// "Run to 0.4 s" comes late) answers with the results at t: the worker
+// replays the arm (Rewound) and they equal a fresh run to t, the CLI's
+// numbers. Before, runTo(t < now) returned the results at now, and the
+// teaching test's "t = 0.4 s" p99 were of whatever time the click came.
+func TestRunnerRewoundRunsToTheSameResults(t *testing.T) {
+	st := Default()
+	for arm := 0; arm < 2; arm++ {
+		fresh, err := BuildArm(st, arm, nil, func(time.Duration, bool) {}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := NewRunner(fresh, 1, 0, true)
+		want.RunTo(400e6)
+		wantRes, err := want.Results()
+		if err != nil {
+			t.Fatal(err)
+		}
+		played, err := BuildArm(st, arm, nil, func(time.Duration, bool) {}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := NewRunner(played, 7, 0, false)
+		r.Limit = 5e9
+		r.RunTo(1300e6)
+		past, _ := r.Results()
+		if string(past) == string(wantRes) {
+			t.Fatal("the results at 1.3 s equal those at 0.4 s: the test shows nothing")
+		}
+		back, err := r.Rewound(st, arm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Arm.Sim.Now() != 0 || back.Seq != 7 || back.Limit != 5e9 || !back.Paused {
+			t.Errorf("arm %d: rewound at %d, seq %d, limit %d, paused %v", arm, back.Arm.Sim.Now(), back.Seq, back.Limit, back.Paused)
+		}
+		back.RunTo(400e6)
+		got, err := back.Results()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(wantRes) {
+			t.Errorf("arm %d: the rewound run's results at 0.4 s differ from a fresh run's:\n%s\n---\n%s", arm, got, wantRes)
+		}
+	}
+}

@@ -317,7 +317,23 @@ func (w *worker) handle(m js.Value) {
 				return
 			}
 			if t == "runTo" {
-				w.r.RunTo(int64(m.Get("now").Float()))
+				to := int64(m.Get("now").Float())
+				if to < w.r.Arm.Sim.Now() {
+					// Already past t (the page ran on before the
+					// user asked): replay from the start, so runTo's
+					// results are the ones at t, as the CLI's.
+					st, err := playground.Parse(w.link)
+					var r *playground.Runner
+					if err == nil {
+						r, err = w.r.Rewound(st, w.arm)
+					}
+					if err != nil {
+						w.post(map[string]any{"t": "reply", "id": id, "ok": false, "body": "replaying the run to t: " + err.Error()}, nil)
+						return
+					}
+					w.r = r
+				}
+				w.r.RunTo(to)
 				w.dirty = true
 			}
 			b, err := w.r.Results()

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,8 +27,14 @@ import (
 const smallRun = "--preset=p4-ht-1c-2t"
 
 // small returns a short run's arguments with extra ones appended.
+// small is a short run with extra flags; an extra --duration replaces
+// its 20 ms (a flag given twice is refused).
 func small(extra ...string) []string {
-	return append([]string{"run", smallRun, "--workload", "schbench:m=1,t=2", "--duration", "20ms"}, extra...)
+	args := []string{"run", smallRun, "--workload", "schbench:m=1,t=2"}
+	if !slices.Contains(extra, "--duration") {
+		args = append(args, "--duration", "20ms")
+	}
+	return append(args, extra...)
 }
 
 func TestExitStatusContract(t *testing.T) {

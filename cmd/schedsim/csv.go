@@ -10,7 +10,9 @@ import (
 
 // runCSVHeader is the header of `run --format csv`: one row per run and
 // workload (the run-wide figures repeat on each of its workloads' rows).
-var runCSVHeader = []string{"preset", "seed", "duration_s", "workload", "kind", "tasks",
+// machine is the machine simulated (a --machine-file's own name), preset
+// what the command line named it by.
+var runCSVHeader = []string{"preset", "machine", "seed", "duration_s", "workload", "kind", "tasks",
 	"p50_us", "p75_us", "p90_us", "p95_us", "p99_us", "p99_5_us", "p99_9_us", "min_us", "max_us", "samples",
 	"throughput_ops_s", "completion_s", "probes_mean", "probes_per_wakeup", "placed_busy_pct", "cpu_busy_pct"}
 
@@ -21,7 +23,7 @@ func writeRunCSV(w io.Writer, rs []*scenario.Result) {
 		for _, wl := range r.Workloads {
 			l := wl.WakeupLatencyUS
 			i := func(v int64) string { return strconv.FormatInt(v, 10) }
-			cw.Write([]string{r.Preset, strconv.FormatUint(r.Seed, 10), fnum(r.DurationS), wl.Name, wl.Kind, strconv.Itoa(wl.Tasks),
+			cw.Write([]string{r.Preset, r.Machine, strconv.FormatUint(r.Seed, 10), fnum(r.DurationS), wl.Name, wl.Kind, strconv.Itoa(wl.Tasks),
 				i(l.P50), i(l.P75), i(l.P90), i(l.P95), i(l.P99), i(l.P995), i(l.P999), i(l.Min), i(l.Max), i(l.Count),
 				optnum(wl.ThroughputOpsS), optnum(wl.CompletionS),
 				fnum(r.Search.ProbesMean), fnum(r.Search.ProbesPerWakeup), fnum(r.Search.PlacedBusyPct), fnum(r.CPUBusyPct)})

@@ -48,19 +48,102 @@ func newFlagSet(verb string) *flag.FlagSet {
 
 // parseFlags parses a verb's arguments. -h/--help prints the verb's help
 // on stdout and returns errHelp (exit 0); a bad flag is a usage error.
-// withArgs says whether the verb takes positional arguments.
+// withArgs says whether the verb takes positional arguments; its flags
+// may then come before and after them (until a "--"), as GNU tools
+// allow: "merge a.jsonl --format csv" reads --format as a flag, not as a
+// file name. A flag that takes one value (not --workload, --set, --vary)
+// given twice with different values is refused: silently keeping the
+// last one runs something the command line does not plainly say.
 func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer, withArgs bool) error {
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			printHelp(stdout, fs)
-			return errHelp
+	guardRepeats(fs)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				printHelp(stdout, fs)
+				return errHelp
+			}
+			return usagef("%s: %v (see \"schedsim %s -h\")", fs.Name(), err, fs.Name())
 		}
-		return usagef("%s: %v (see \"schedsim %s -h\")", fs.Name(), err, fs.Name())
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if !withArgs {
+			return usagef("%s: unexpected argument %q (%s takes no arguments; see \"schedsim %s -h\")", fs.Name(), rest[0], fs.Name(), fs.Name())
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			pos = append(pos, rest...) // after "--" everything is an argument
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
-	if !withArgs && fs.NArg() > 0 {
-		return usagef("%s: unexpected argument %q (%s takes no arguments; see \"schedsim %s -h\")", fs.Name(), fs.Arg(0), fs.Name(), fs.Name())
+	if err := repeatsError(fs); err != nil {
+		return err
+	}
+	if withArgs {
+		// Leave the arguments where fs.Args finds them ("--" parses no
+		// flag and keeps what follows).
+		fs.Parse(append([]string{"--"}, pos...))
 	}
 	return nil
+}
+
+// repeatable is implemented by the flag values that may be given more
+// than once (multiFlag: --workload, --set, --vary).
+type repeatable interface{ repeatable() }
+
+// onceValue wraps a single-valued flag: a second value that differs from
+// the first is kept aside (repeatsError reports it after parsing; an
+// error from Set would come out wrapped as "invalid value").
+type onceValue struct {
+	flag.Value
+	given, other string
+	set          bool
+}
+
+func (o *onceValue) Set(s string) error {
+	if o.set {
+		if s != o.given && o.other == "" {
+			o.other = s
+		}
+		return nil
+	}
+	o.set, o.given = true, s
+	return o.Value.Set(s)
+}
+
+// IsBoolFlag keeps "--force" (without a value) working through the
+// wrapper.
+func (o *onceValue) IsBoolFlag() bool {
+	b, ok := o.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// guardRepeats wraps every single-valued flag of fs in a onceValue (once
+// per flag set).
+func guardRepeats(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		switch f.Value.(type) {
+		case repeatable, *onceValue:
+			return
+		}
+		f.Value = &onceValue{Value: f.Value}
+	})
+}
+
+// repeatsError names the first single-valued flag given twice with
+// different values, or is nil.
+func repeatsError(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if o, ok := f.Value.(*onceValue); ok && o.other != "" && err == nil {
+			err = usagef("%s: --%s given twice (%s, then %s): give it once (see \"schedsim %s -h\")",
+				fs.Name(), f.Name, shellQuote(o.given), shellQuote(o.other), fs.Name())
+		}
+	})
+	return err
 }
 
 // printHelp prints a verb's synopsis and flags, each as

@@ -237,6 +237,8 @@ type multiFlag []string
 
 func (m *multiFlag) String() string { return strings.Join(*m, " ") }
 
+func (m *multiFlag) repeatable() {}
+
 func (m *multiFlag) Set(v string) error {
 	*m = append(*m, v)
 	return nil

@@ -51,6 +51,7 @@ type runFlags struct {
 
 	// Filled by config:
 	spec     *machine.Spec
+	ncpu     int               // the machine's CPUs
 	inputs   []input           // files the run reads
 	expanded map[string]string // expanded workload spec -> as given
 }
@@ -130,6 +131,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := checkBenchFormat(f.format, f.layout, cfg.Workloads); err != nil {
 		return err
 	}
+	if f.trace != "" && f.topt.Start >= cfg.Duration {
+		return usagef("--trace-window %s starts at or after the end of the run (%v simulated): the trace would hold nothing", f.traceWindow, time.Duration(cfg.Duration))
+	}
 	// Building finds the limits (tasks, memory) the checks cannot; the
 	// single run uses this build, --runs N builds one per seed.
 	sim, err := f.build(cfg)
@@ -203,6 +207,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 		st := chrome.Stats()
+		if f.topt.Start >= sim.Now() {
+			fmt.Fprintf(stderr, "schedsim: warning: --trace %s holds no scheduler events: the run ended at %.6g s simulated (its workloads finished), before --trace-window %s starts\n",
+				f.trace, float64(sim.Now())/1e9, f.traceWindow)
+		}
 		if st.CutAt >= 0 {
 			fmt.Fprintf(stderr, "schedsim: warning: --trace %s was cut at %.6g s simulated by the %s cap (%d events kept, %d dropped); trace less with --trace-window START..END or --trace-cpus LIST, or raise --trace-max\n",
 				f.trace, float64(st.CutAt)/1e9, f.traceMax, st.Events, st.Dropped)
@@ -370,6 +378,9 @@ func (f *runFlags) config() (scenario.Config, error) {
 	if f.runs < 1 || f.runs > scenario.MaxRuns {
 		return cfg, usagef("--runs %d out of range (allowed: 1..%d)", f.runs, scenario.MaxRuns)
 	}
+	if f.seed > ^uint64(0)-uint64(f.runs-1) {
+		return cfg, usagef("--seed %d with --runs %d: the seeds SEED..SEED+%d would pass %d (2^64-1) and wrap to 0", f.seed, f.runs, f.runs-1, ^uint64(0))
+	}
 	if len(f.workloads) > scenario.MaxWorkloads {
 		return cfg, usagef("--workload given %d times (limit %d)", len(f.workloads), scenario.MaxWorkloads)
 	}
@@ -397,6 +408,14 @@ func (f *runFlags) config() (scenario.Config, error) {
 		cfg.Workloads = append(cfg.Workloads, f.expandedSpec(w))
 	}
 
+	if f.machineFile != "" && f.preset != "" {
+		// Which one names the machine? The file's was simulated while
+		// every output said the preset's: refuse the pair.
+		return cfg, usagef("--preset %s and --machine-file %s both name the machine: give one (--machine-file alone runs the file's machine under its own name)", f.preset, f.machineFile)
+	}
+	if err := setsOnce(f.sets); err != nil {
+		return cfg, err
+	}
 	file, fileFlag := f.machineFile, "--machine-file"
 	if file == "" && strings.HasSuffix(f.preset, ".json") {
 		file, fileFlag = f.preset, "--preset"
@@ -432,6 +451,7 @@ func (f *runFlags) config() (scenario.Config, error) {
 	if err != nil {
 		return cfg, usagef("%s: machine %s: %v", machineFlag, f.spec.Name, err)
 	}
+	f.ncpu = tp.NCPU
 	// Each setting is checked on its own, but in the era the run selects
 	// (knobs only one era has are valid there).
 	var eraSets []string
@@ -459,6 +479,33 @@ func (f *runFlags) config() (scenario.Config, error) {
 		return cfg, usagef("%v", err)
 	}
 	return cfg, nil
+}
+
+// setsOnce refuses a knob set twice to different values (--set SIS_CORE=true
+// --set SIS_CORE=false, or --era 6.6 --set era=5.2): the last would win
+// silently. Unknown knobs and bad values are left to the checks after.
+func setsOnce(sets []string) error {
+	first := map[knob.ID]string{}
+	for _, set := range sets {
+		name, val, ok := strings.Cut(set, "=")
+		id, known := knob.Lookup(strings.TrimSpace(name))
+		if !ok || !known {
+			continue
+		}
+		prev, seen := first[id]
+		if !seen {
+			first[id] = set
+			continue
+		}
+		_, pv, _ := strings.Cut(prev, "=")
+		d := knob.ByID(id)
+		a, errA := d.Parse(strings.TrimSpace(pv))
+		b, errB := d.Parse(strings.TrimSpace(val))
+		if errA != nil || errB != nil || a != b {
+			return usagef("--set %s and --set %s both set knob %s: give it once", prev, set, d.Name)
+		}
+	}
+	return nil
 }
 
 // build builds the run. Its errors are limits of the simulator found only

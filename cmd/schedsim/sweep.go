@@ -13,6 +13,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -23,7 +24,6 @@ import (
 	json "github.com/goccy/go-json"
 
 	"schedplay/engine/field"
-	"schedplay/engine/workload"
 	"schedplay/scenario"
 )
 
@@ -90,62 +90,49 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var vs []vary
-	for _, v := range f.varies {
-		name, vals, ok := strings.Cut(v, "=")
-		if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(vals) == "" {
-			return usagef("--vary %q: want NAME=a,b,... (a knob, or workload.KEY)", v)
-		}
-		vv := vary{name: strings.TrimSpace(name)}
-		for _, x := range strings.Split(vals, ",") {
-			vv.values = append(vv.values, strings.TrimSpace(x))
-		}
-		vs = append(vs, vv)
+	plan, err := f.planSweep(base)
+	if err != nil {
+		return err
 	}
 	// Every point is checked before anything runs.
-	points := cartesian(vs)
-	var all []sweepLine
-	for _, pt := range points {
-		cfg, err := f.pointConfig(base, vs, pt)
-		if err != nil {
-			return err
-		}
-		for s := 0; s < f.seeds; s++ {
-			all = append(all, sweepLine{Index: len(all), Point: pt, Seed: f.seed + uint64(s), Preset: cfg.Preset,
-				Knobs: cfg.Knobs, Specs: cfg.Workloads, DurS: float64(cfg.Duration) / 1e9})
-		}
+	if err := f.checkPoints(ctx, plan, base, shardI, shardN, stderr); err != nil {
+		return err
 	}
-	var mine []*sweepLine
-	for i := range all {
-		if i%shardN == shardI-1 {
-			mine = append(mine, &all[i])
-		}
+	mine := 0 // runs k < plan.runs with k mod N = I-1
+	if shardI-1 < plan.runs {
+		mine = (plan.runs-shardI)/shardN + 1
 	}
 	out := &output{flag: "--out", path: f.out}
 	if err := openOutputs(f.force, f.inputs, out); err != nil {
 		return err
 	}
 	defer out.abort()
+	dst := newSink(stdout, out)
+	lines := &lineWriter{dst: dst, pending: map[int][]byte{}}
 
 	par := f.parallel
 	if par == 0 {
 		par = max(1, numCPU())
 	}
-	prog := newProgress(stderr, len(mine))
+	prog := newProgress(stderr, mine)
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
 	interrupted := false
-	for _, ln := range mine {
+	for j := 0; j < mine && !interrupted; j++ {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 			interrupted = true
+			continue
 		}
-		if interrupted {
-			break
+		ln, err := f.runLine(plan, base, shardI-1+j*shardN)
+		if err != nil { // checked above: a bug
+			<-sem
+			wg.Wait()
+			return err
 		}
 		wg.Add(1)
-		go func(ln *sweepLine) {
+		go func(j int, ln *sweepLine) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			cfg := base
@@ -153,36 +140,102 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			cfg.Duration = int64(ln.DurS * 1e9)
 			r, err := scenario.RunContext(ctx, cfg)
 			if errors.Is(err, scenario.ErrInterrupted) {
-				return
+				return // half a run is no result
 			}
 			if err != nil {
 				ln.Error = err.Error()
 			} else {
 				ln.Metrics = metricValues(r)
 			}
+			if err := lines.done(j, ln); err != nil {
+				panic(err) // json.Marshal of plain values: a bug
+			}
 			prog.done(err != nil)
-		}(ln)
+		}(j, ln)
 	}
 	wg.Wait()
 	if interrupted || ctx.Err() != nil {
-		return &interruptedError{fmt.Sprintf("interrupted after %d of %d runs; no output written", prog.n, len(mine))}
-	}
-	prog.finish()
-	dst := newSink(stdout, out)
-	for _, ln := range mine {
-		b, err := json.Marshal(ln)
-		if err != nil {
+		// Keep every finished run (an interrupted shard is what a Slurm
+		// or Kubernetes preemption leaves): the lines are complete runs
+		// in run order, with the unfinished ones missing, and merge
+		// reads them.
+		n := lines.flushAll()
+		if n == 0 {
+			return &interruptedError{fmt.Sprintf("interrupted after 0 of %d runs; nothing written", mine)}
+		}
+		if err := dst.finish(f.force); err != nil {
 			return err
 		}
-		dst.Write(append(b, '\n'))
+		where := "on stdout"
+		if f.out != "" {
+			where = "in --out " + f.out
+		}
+		return &interruptedError{fmt.Sprintf("interrupted after %d of %d runs; the %d finished runs are %s (one line each, in run order; merge reads them)", n, mine, n, where)}
 	}
+	lines.flushAll()
+	prog.finish()
 	if err := dst.finish(f.force); err != nil {
 		return err
 	}
 	if prog.failed > 0 {
-		return fmt.Errorf("%d of %d runs failed (their lines carry \"error\")", prog.failed, len(mine))
+		return fmt.Errorf("%d of %d runs failed (their lines carry \"error\")", prog.failed, mine)
 	}
 	return nil
+}
+
+// lineWriter writes a sweep's lines in run order as the runs finish (runs
+// finish out of order with --parallel): a line waits only for the runs
+// before it, and to stdout each goes out at once.
+type lineWriter struct {
+	mu      sync.Mutex
+	dst     *sink
+	next    int            // the next line to write, by position in the shard
+	pending map[int][]byte // finished lines waiting for an earlier one
+	written int
+}
+
+func (w *lineWriter) done(j int, ln *sweepLine) error {
+	b, err := json.Marshal(ln)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pending[j] = append(b, '\n')
+	for {
+		b, ok := w.pending[w.next]
+		if !ok {
+			break
+		}
+		w.write(b)
+		delete(w.pending, w.next)
+		w.next++
+	}
+	w.dst.flushStdout()
+	return nil
+}
+
+// flushAll writes the lines still waiting (after an interrupt: those
+// behind an unfinished run), in order, and returns how many lines were
+// written in all.
+func (w *lineWriter) flushAll() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	keys := make([]int, 0, len(w.pending))
+	for j := range w.pending {
+		keys = append(keys, j)
+	}
+	sort.Ints(keys)
+	for _, j := range keys {
+		w.write(w.pending[j])
+		delete(w.pending, j)
+	}
+	return w.written
+}
+
+func (w *lineWriter) write(b []byte) {
+	w.dst.Write(b)
+	w.written++
 }
 
 // parseShard reads --shard I/N (1 ≤ I ≤ N).
@@ -200,77 +253,6 @@ func parseShard(s string) (int, int, error) {
 		return 0, 0, usagef("%v", err)
 	}
 	return int(i), int(n), nil
-}
-
-// cartesian lists every combination of the varies' values, the first
-// --vary varying slowest.
-func cartesian(vs []vary) []map[string]string {
-	out := []map[string]string{{}}
-	for _, v := range vs {
-		var next []map[string]string
-		for _, p := range out {
-			for _, x := range v.values {
-				q := map[string]string{}
-				for k, y := range p {
-					q[k] = y
-				}
-				q[v.name] = x
-				next = append(next, q)
-			}
-		}
-		out = next
-	}
-	return out
-}
-
-// pointConfig applies one point's values to the base config: knobs are
-// appended to --set, workload keys replace or add the key in the spec.
-func (f *sweepFlags) pointConfig(base scenario.Config, vs []vary, pt map[string]string) (scenario.Config, error) {
-	cfg := base
-	cfg.Knobs = append([]string(nil), base.Knobs...)
-	cfg.Workloads = append([]string(nil), base.Workloads...)
-	for _, v := range vs {
-		val := pt[v.name]
-		head, key, isWL := strings.Cut(v.name, ".")
-		if isWL && strings.HasPrefix(head, "workload") {
-			idx := 1
-			if n := strings.TrimPrefix(head, "workload"); n != "" {
-				i, err := field.Int("--vary "+v.name, n, 1, int64(len(cfg.Workloads)))
-				if err != nil {
-					return cfg, usagef("%v", err)
-				}
-				idx = int(i)
-			}
-			sp, err := workload.Parse(cfg.Workloads[idx-1])
-			if err != nil {
-				return cfg, usagef("--vary %s: %v", v.name, err)
-			}
-			set := false
-			for i := range sp.Params {
-				if sp.Params[i].Key == key {
-					sp.Params[i].Value, set = val, true
-				}
-			}
-			if !set {
-				sp.Params = append(sp.Params, workload.Param{Key: key, Value: val})
-			}
-			cfg.Workloads[idx-1] = sp.String()
-			if err := workload.Check(sp.String(), 1<<16); err != nil {
-				_, msg, _ := splitWorkloadError(err.Error())
-				return cfg, usagef("--vary %s=%s: %s", v.name, val, msg)
-			}
-			continue
-		}
-		kv := v.name + "=" + val
-		if _, err := scenario.KnobValues(f.spec, []string{kv}); err != nil {
-			return cfg, usagef("--vary %s: %v", kv, err)
-		}
-		cfg.Knobs = append(cfg.Knobs, kv)
-	}
-	if _, _, err := cfg.Check(); err != nil {
-		return cfg, usagef("--vary point %v: %v", pt, err)
-	}
-	return cfg, nil
 }
 
 // metricValues reads every metric of r by name.
@@ -338,6 +320,9 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// maxSweepLine bounds a line merge reads (a sweep's lines are a few KB).
+const maxSweepLine = 64 << 20
+
 // mergeRow is one metric of one point, over the seeds merged.
 type mergeRow struct {
 	Point  string  `json:"point"`
@@ -378,8 +363,12 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return usagef("merge: %s: %v", path, cause(err))
 		}
+		if st, err := fh.Stat(); err == nil && st.IsDir() {
+			fh.Close()
+			return usagef("merge: %s is a directory; give the sweep result files in it (e.g. %s)", path, filepath.Join(path, "*.jsonl"))
+		}
 		sc := bufio.NewScanner(fh)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		sc.Buffer(make([]byte, 1<<20), maxSweepLine)
 		for ln := 1; sc.Scan(); ln++ {
 			if strings.TrimSpace(sc.Text()) == "" {
 				continue
@@ -409,8 +398,11 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		}
 		err = sc.Err()
 		fh.Close()
+		if errors.Is(err, bufio.ErrTooLong) {
+			return usagef("merge: %s: a line longer than %d MB: not a sweep result file", path, maxSweepLine>>20)
+		}
 		if err != nil {
-			return fmt.Errorf("merge: %s: %v", path, err)
+			return usagef("merge: %s: %v", path, cause(err))
 		}
 	}
 	var rows []mergeRow
