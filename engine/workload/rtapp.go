@@ -1063,9 +1063,9 @@ func (n *jNode) integer() (int64, error) {
 }
 
 type jParser struct {
-	d        *json.Decoder
-	src      []byte
-	newlines []int // offsets of the '\n' bytes of src
+	d     *json.Decoder
+	src   []byte
+	lines lineTable
 }
 
 // posScale packs a line and a column into the one int the parse tree
@@ -1073,26 +1073,54 @@ type jParser struct {
 // at most RTAppMaxBytes fit).
 const posScale = 1 << 21
 
+// lineTable maps a byte offset of a text to its line and column. The
+// parser asks for a position at every value and key; finding the line's
+// start by scanning back from the offset costs the line's length, which
+// for a spec's JSON (compacted onto one line) is the whole text so far:
+// quadratic in the file's size (issue 22: a 1 MB file took minutes). The
+// table of line starts, built once, answers with a binary search.
+type lineTable struct {
+	starts []int // starts[i] is the offset of line i+1's first byte
+	size   int   // the text's length
+}
+
+func newLineTable(src []byte) lineTable {
+	starts := make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return lineTable{starts: starts, size: len(src)}
+}
+
+// lineCol is the 1-based line and column of byte offset off (clamped to
+// the text).
+func (t lineTable) lineCol(off int64) (line, col int) {
+	o := int(min(max(off, 0), int64(t.size)))
+	// The last line starting at or before o.
+	i := sort.Search(len(t.starts), func(i int) bool { return t.starts[i] > o }) - 1
+	return i + 1, o - t.starts[i] + 1
+}
+
 // posAt is the 1-based line and column of byte offset off, packed.
 func (p *jParser) posAt(off int64) int {
-	off = min(max(off, 0), int64(len(p.src)))
-	start := bytes.LastIndexByte(p.src[:off], '\n') + 1
-	return p.lineAt(off)*posScale + int(off) - start + 1
+	line, col := p.lines.lineCol(off)
+	return line*posScale + col
 }
 
 // lineAt is the 1-based line of byte offset off.
 func (p *jParser) lineAt(off int64) int {
-	return 1 + sort.SearchInts(p.newlines, int(min(max(off, 0), int64(len(p.src)))))
+	line, _ := p.lines.lineCol(off)
+	return line
 }
 
 func (p *jParser) fail(err error) error {
-	off := p.d.InputOffset()
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("rtapp: bad JSON: unexpected end of input at line %d", p.lineAt(int64(len(p.src))))
 	}
-	line := p.lineAt(off)
-	start := bytes.LastIndexByte(p.src[:min(int(off), len(p.src))], '\n') + 1
-	return fmt.Errorf("rtapp: bad JSON at line %d, column %d: %v", line, int(off)-start+1, err)
+	line, col := p.lines.lineCol(p.d.InputOffset())
+	return fmt.Errorf("rtapp: bad JSON at line %d, column %d: %v", line, col, err)
 }
 
 // parseOrderedJSON reads data as json-c does (comments and trailing
@@ -1107,12 +1135,7 @@ func parseOrderedJSON(data []byte) (*jNode, error) {
 	}
 	d := json.NewDecoder(bytes.NewReader(clean))
 	d.UseNumber()
-	p := &jParser{d: d, src: clean}
-	for i, c := range clean {
-		if c == '\n' {
-			p.newlines = append(p.newlines, i)
-		}
-	}
+	p := &jParser{d: d, src: clean, lines: newLineTable(clean)}
 	root, err := p.value(0)
 	if err != nil {
 		return nil, err

@@ -1,11 +1,13 @@
 package workload
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"schedplay/engine"
 	"schedplay/engine/knob"
@@ -712,6 +714,49 @@ func TestRTAppLimits(t *testing.T) {
 	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
 	if _, err := ParseRTApp([]byte(`{"tasks": {"t": {"run": 1}}, "resources": ` + deep + `}`)); err == nil || !strings.Contains(err.Error(), "deep") {
 		t.Errorf("deep nesting: %v", err)
+	}
+}
+
+// lineTable gives every offset the line and column a scan back to the
+// previous newline gives (what the parser did before issue 22).
+func TestRTAppLineTable(t *testing.T) {
+	for _, src := range []string{"", "\n", "a", "ab\ncd\n\nef", "\n\nx\n", `{"tasks": {"t": {"run": 1}}}`} {
+		lt := newLineTable([]byte(src))
+		for off := -1; off <= len(src)+1; off++ {
+			o := min(max(off, 0), len(src))
+			start := strings.LastIndexByte(src[:o], '\n') + 1
+			wantLine, wantCol := 1+strings.Count(src[:o], "\n"), o-start+1
+			if line, col := lt.lineCol(int64(off)); line != wantLine || col != wantCol {
+				t.Errorf("%q offset %d: line %d column %d, want %d %d", src, off, line, col, wantLine, wantCol)
+			}
+		}
+	}
+}
+
+// A spec carries its file compacted onto one line, and finding each
+// value's column by scanning back to the start of its line made parsing
+// that quadratic in the file's size: a spec of the largest file allowed
+// took about a minute, and a run parses it six times (issue 22). Speed is
+// a benchmark's business (BenchmarkParseRTApp: ~0.1 s now); this only
+// bounds the complexity, far above a linear parse on a loaded machine or
+// under WebAssembly and far below a quadratic one.
+func TestRTAppSpecParsesInLinearTime(t *testing.T) {
+	js := rtappSpecJSON(t, rtappBigFile(RTAppMaxBytes))
+	if bytes.Count(js, []byte("\n")) > 0 {
+		t.Fatal("the spec's JSON is not on one line")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ParseRTApp(js)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("parsing a %d-byte one-line rt-app file took more than 15 s", len(js))
 	}
 }
 
