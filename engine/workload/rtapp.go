@@ -4,7 +4,8 @@
 // the JSON workload format scheduler developers already write. This file
 // accepts the SCHED_OTHER subset of it as the open format for custom
 // workloads: ParseRTApp reads a file, RTAppSpec wraps it into a workload
-// spec "rtapp:b64=<base64url JSON>" that a share link can carry, and the
+// spec "rtapp:b64=<base64url JSON>" that a share link can carry
+// (RTAppFileSpec does both and keeps the parse for the spec), and the
 // registered kind "rtapp" builds it.
 //
 // The JSON is read the way rt-app's json-c reads it: /* */ and // comments
@@ -140,11 +141,7 @@ func init() {
 		},
 		build: buildRTApp,
 		check: func(b *Builder) error {
-			data, err := decodeRTAppB64(b.Str("b64"))
-			if err != nil {
-				return err
-			}
-			_, err = ParseRTApp(data)
+			_, err := parseRTAppB64(b.Str("b64"))
 			return err
 		},
 	})
@@ -256,7 +253,8 @@ func RTAppSpec(data []byte) string {
 }
 
 // ParseRTAppSpec parses a workload spec of kind rtapp and returns its
-// rt-app file, so a caller can read e.g. its Duration.
+// rt-app file, so a caller can read e.g. its Duration (a copy of the
+// parse kept for the spec: see rtapp_cache.go).
 func ParseRTAppSpec(text string) (*RTApp, error) {
 	sp, err := Parse(text)
 	if err != nil {
@@ -267,11 +265,11 @@ func ParseRTAppSpec(text string) (*RTApp, error) {
 	}
 	for _, p := range sp.Params {
 		if p.Key == "b64" {
-			data, err := decodeRTAppB64(p.Value)
+			app, err := parseRTAppB64(p.Value)
 			if err != nil {
 				return nil, err
 			}
-			return ParseRTApp(data)
+			return app.clone(), nil
 		}
 	}
 	return nil, fmt.Errorf("rtapp: the spec has no b64= key (build it with RTAppSpec)")
@@ -299,11 +297,7 @@ func decodeRTAppB64(s string) ([]byte, error) {
 }
 
 func buildRTApp(b *Builder) error {
-	data, err := decodeRTAppB64(b.Str("b64"))
-	if err != nil {
-		return err
-	}
-	app, err := ParseRTApp(data)
+	app, err := parseRTAppB64(b.Str("b64"))
 	if err != nil {
 		return err
 	}

@@ -881,3 +881,82 @@ func TestRTAppZeroTimeLoopIsCharged(t *testing.T) {
 	s.RunUntil(10 * engine.Millisecond)
 	rtWithin(t, "idler loops", w.thread(t, "idler").iters, 5000, 10000)
 }
+
+// RTAppFileSpec parses the file as written and keeps that parse for its
+// spec: checking and building the spec parse nothing again, and an error
+// only the build finds (a CPU the machine lacks) names the file's line,
+// not the compacted spec's "line 1, column 26".
+func TestRTAppFileSpecKeepsTheParse(t *testing.T) {
+	file := []byte("{\n  \"tasks\": {\n    \"a\": {\"run\": 10},\n    \"t\": {\n      \"cpus\": [5],\n      \"run\": 10\n    }\n  }\n}\n")
+	spec, err := RTAppFileSpec(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec != RTAppSpec(file) {
+		t.Fatalf("spec %q, want RTAppSpec's %q", spec, RTAppSpec(file))
+	}
+	b64 := strings.TrimPrefix(spec, "rtapp:b64=")
+	kept, ok := lookupRTApp(b64)
+	if !ok || kept.err != nil {
+		t.Fatalf("no parse kept for the spec: %+v", kept)
+	}
+	if app, _ := parseRTAppB64(b64); app != kept.app {
+		t.Error("parsing the spec again did not return the kept parse")
+	}
+	_, err = Add(rtSim(t, rtOneCPU(t), false), spec+",nice=1", "")
+	if err == nil || !strings.Contains(err.Error(), `task "t" (line 4, column 5): cpus: CPU 5 does not exist`) {
+		t.Errorf("build error %v, want the file's line 4", err)
+	}
+	// ParseRTAppSpec hands out a copy: changing it changes no later build.
+	app, err := ParseRTAppSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.Tasks[1].CPUs[0] = 0
+	app.Tasks[1].Phases[0].Events[0].NS = 1
+	if kept.app.Tasks[1].CPUs[0] != 5 || kept.app.Tasks[1].Phases[0].Events[0].NS != 10*engine.Microsecond {
+		t.Error("changing ParseRTAppSpec's result changed the kept parse")
+	}
+	// A file that does not parse is refused with its own line.
+	if _, err := RTAppFileSpec([]byte("{\"tasks\": {\n\"t\": {\"run\": 10 \"sleep\": 5}}}")); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("bad file: %v", err)
+	}
+}
+
+// The kept parses are bounded in number and in text, the least recently
+// used going first.
+func TestRTAppParseCacheBounds(t *testing.T) {
+	spec := func(i int) string {
+		return strings.TrimPrefix(RTAppSpec([]byte(`{"tasks": {"t`+itoa(i)+`": {"run": 1}}}`)), "rtapp:b64=")
+	}
+	for i := 0; i < rtappCacheEntries+4; i++ {
+		if _, err := parseRTAppB64(spec(i)); err != nil {
+			t.Fatal(err)
+		}
+		if i == 8 {
+			parseRTAppB64(spec(0)) // used again: kept longer than 1..8
+		}
+	}
+	for i, want := range map[int]bool{0: true, 1: false, 4: false, 5: true, rtappCacheEntries + 3: true} {
+		if _, ok := lookupRTApp(spec(i)); ok != want {
+			t.Errorf("spec %d kept: %v, want %v", i, ok, want)
+		}
+	}
+	big := strings.Repeat("A", rtappCacheBytes/2+1)
+	rememberRTApp(big, nil, nil)
+	rememberRTApp(big+"B", nil, nil)
+	c := &rtappParses
+	c.Lock()
+	n, size := len(c.entries), c.bytes
+	c.Unlock()
+	if size > rtappCacheBytes || n != 1 {
+		t.Errorf("%d entries, %d bytes kept (limit %d)", n, size, rtappCacheBytes)
+	}
+	if _, ok := lookupRTApp(big + "B"); !ok {
+		t.Error("the latest parse was not kept")
+	}
+	rememberRTApp(strings.Repeat("A", rtappCacheBytes+1), nil, nil)
+	if _, ok := lookupRTApp(big + "B"); !ok {
+		t.Error("a text over the whole budget pushed out what was kept")
+	}
+}
