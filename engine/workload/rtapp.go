@@ -91,7 +91,10 @@
 // at start only), phase-level affinity or nice changes, unknown keys, and
 // references that cannot work: a resume of an unknown task, a suspend
 // nobody resumes, a wait nobody signals, a signal nobody waits for, an
-// unlock of a mutex the task never locks, a lock it never unlocks.
+// unlock of a mutex the task never locks, a lock it never unlocks, and a
+// lock of a mutex the thread already holds at that point of its events
+// (including the next pass of a loop): rt-app's mutexes are not
+// recursive, so the thread would block there forever.
 //
 // Each phase loop that took no simulated time at all (for example only
 // lost signals and a timer already behind) is charged rtappGuardNS of
@@ -988,8 +991,90 @@ func (app *RTApp) checkRefs() error {
 				return place{task: t.Name}.errf(t.line, "locks %q but never unlocks it", ref)
 			}
 		}
+		if err := checkRelock(t); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// heldLock is where a thread took a mutex it still holds: the lock
+// event's line, and the pass over the task's phases, the phase and the
+// run of that phase of the walk that checkRelock makes.
+type heldLock struct {
+	line             int
+	pass, phase, run int
+}
+
+// checkRelock refuses a thread that locks a mutex it already holds. rt-app
+// creates its mutexes with default attributes, a normal (non-recursive)
+// mutex on glibc, so the second pthread_mutex_lock blocks forever; the
+// simulator's lock would likewise queue the thread behind itself, and the
+// run would go on without a word. The walk follows the thread's events in
+// the order they run. A phase that loops is walked twice, and so are all
+// the phases when the task loops: a pass leaves each mutex it touches in
+// the state its last lock or unlock of it says, whatever the state before,
+// so a second pass starts as every later one does and meets every relock
+// they would. wait and sync give their mutex back before returning, so
+// they change nothing held.
+func checkRelock(t *RTAppTask) error {
+	held := map[string]heldLock{}
+	for pass := range passes(t.Loop) {
+		for i, ph := range t.Phases {
+			for run := range passes(ph.Loop) {
+				for _, e := range ph.Events {
+					switch e.Kind {
+					case "lock":
+						now := heldLock{line: e.line, pass: pass, phase: i, run: run}
+						if h, ok := held[e.Ref]; ok {
+							return place{task: t.Name, phase: ph.Name}.errf(e.line,
+								"event %q: locks %q again while holding it (locked at %s, not unlocked since); an rt-app mutex is not recursive, so the thread would block here forever",
+								e.Key, e.Ref, h.describe(now, t))
+						}
+						held[e.Ref] = now
+					case "unlock":
+						delete(held, e.Ref)
+					}
+				}
+			}
+			if ph.Loop < 0 {
+				return nil // the phases after it never run
+			}
+		}
+	}
+	return nil
+}
+
+// describe says where h was taken, seen from the relock at now: its line,
+// and the loop or phase it was in when that is not now's.
+func (h heldLock) describe(now heldLock, t *RTAppTask) string {
+	at := lineText(h.line)
+	switch {
+	case h.pass != now.pass:
+		return at + " in the task's previous loop"
+	case h.phase != now.phase:
+		return fmt.Sprintf("%s in phase %q", at, t.Phases[h.phase].Name)
+	case h.run != now.run:
+		return at + " in the phase's previous loop"
+	}
+	return at
+}
+
+// passes is how many times a walk of a loop of count n (-1: forever) must
+// go through it: once for a single pass, twice for any repetition.
+func passes(n int64) int {
+	if n == 1 {
+		return 1
+	}
+	return 2
+}
+
+// lineText writes a packed position as errors do: "line L, column C".
+func lineText(pos int) string {
+	if l, c := pos/posScale, pos%posScale; l > 0 {
+		return fmt.Sprintf("line %d, column %d", l, c)
+	}
+	return fmt.Sprintf("line %d", pos)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

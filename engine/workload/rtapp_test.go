@@ -960,3 +960,65 @@ func TestRTAppParseCacheBounds(t *testing.T) {
 		t.Error("a text over the whole budget pushed out what was kept")
 	}
 }
+
+// A thread that locks a mutex it already holds would block forever (an
+// rt-app mutex is a default, non-recursive pthread mutex), as the
+// simulator's lock would queue it behind itself: refused at parse, naming
+// the task, phase and event, the second lock's line and the first's.
+func TestRTAppRelockRefused(t *testing.T) {
+	cases := []struct{ name, js, want string }{
+		{"twice in a row", `{"tasks": {"t": {
+			"lock": "m",
+			"lock1": "m",
+			"unlock": "m"}}}`,
+			`rtapp: task "t" (line 3, column 4): event "lock1": locks "m" again while holding it (locked at line 2, column 4, not unlocked since); an rt-app mutex is not recursive, so the thread would block here forever`},
+		{"in the phase's next loop", `{"tasks": {"t": {"loop": 1, "phases": {
+			"p": {"loop": 2, "lock": "m", "run": 10},
+			"q": {"unlock": "m"}}}}}`,
+			`rtapp: task "t", phase "p" (line 2, column 21): event "lock": locks "m" again while holding it (locked at line 2, column 21 in the phase's previous loop, not unlocked since)`},
+		{"in a later phase", `{"tasks": {"t": {"loop": 1, "phases": {
+			"a": {"lock": "m", "run": 10},
+			"b": {"run": 5, "lock": "m", "unlock": "m"}}}}}`,
+			`rtapp: task "t", phase "b" (line 3, column 20): event "lock": locks "m" again while holding it (locked at line 2, column 10 in phase "a", not unlocked since)`},
+		{"in the task's next loop", `{"tasks": {"t": {"phases": {
+			"a": {"lock": "m", "run": 10},
+			"b": {"unlock": "m", "run": 10, "lock": "m"}}}}}`,
+			`rtapp: task "t", phase "a" (line 2, column 10): event "lock": locks "m" again while holding it (locked at line 3, column 36 in the task's previous loop, not unlocked since)`},
+		{"every instance", `{"tasks": {"w": {"instance": 3, "lock": "a", "lock1": "b", "lock2": "a", "unlock": "a", "unlock1": "b"}}}`,
+			`rtapp: task "w" (line 1, column 60): event "lock2": locks "a" again`},
+	}
+	for _, c := range cases {
+		_, err := ParseRTApp([]byte(c.js))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: error\n%v\nwant\n%s…", c.name, err, c.want)
+		}
+	}
+	// Accepted: each lock released before the next, across phases and
+	// loops; two different mutexes nested; a wait that gives its mutex
+	// back; a relock in a phase after one that loops forever (never run).
+	for _, js := range []string{
+		`{"tasks": {"t": {"lock": "m", "run": 10, "unlock": "m", "lock1": "m", "unlock1": "m"}}}`,
+		`{"tasks": {"t": {"phases": {"a": {"lock": "m", "run": 1}, "b": {"unlock": "m", "run": 1}}}}}`,
+		`{"tasks": {"t": {"lock": "a", "lock1": "b", "run": 1, "unlock": "b", "unlock1": "a"}}}`,
+		`{"tasks": {"p": {"lock": "m", "signal": "c", "unlock": "m", "run": 1},
+			"c": {"lock": "m", "wait": {"ref": "c", "mutex": "m"}, "unlock": "m"}}}`,
+		`{"tasks": {"t": {"phases": {"a": {"loop": -1, "lock": "m", "run": 1, "unlock": "m"}, "b": {"lock": "m", "lock1": "m"}}}}}`,
+	} {
+		if _, err := ParseRTApp([]byte(js)); err != nil {
+			t.Errorf("%s: %v", js, err)
+		}
+	}
+	// What the refusal saves: the thread stuck in its second lock, the
+	// simulator silent about it.
+	s := rtSim(t, rtOneCPU(t), false)
+	app := &RTApp{Tasks: []RTAppTask{{Name: "t", Instances: 1, Loop: 1, Phases: []RTAppPhase{{Loop: 1, Events: []RTAppEvent{
+		{Kind: "lock", Ref: "m"}, {Kind: "lock", Ref: "m"}, {Kind: "unlock", Ref: "m"}}}}}}}
+	w, err := app.build(&Builder{Sim: s, ID: s.AddWorkload("rtapp", "rtapp"), Pressure: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.RunUntil(10 * engine.Millisecond)
+	if th := w.thread(t, "t"); s.Task(th.id).State() == engine.TaskExited || th.ev != 1 {
+		t.Errorf("the thread went past its second lock: state %v, event %d", s.Task(th.id).State(), th.ev)
+	}
+}
