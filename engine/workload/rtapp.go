@@ -355,11 +355,7 @@ func (p place) errf(line int, format string, args ...any) error {
 		b.WriteString(p.phase) // "global", "top level"
 	}
 	if line > 0 {
-		if l, c := line/posScale, line%posScale; l > 0 {
-			fmt.Fprintf(&b, " (line %d, column %d)", l, c)
-		} else {
-			fmt.Fprintf(&b, " (line %d)", line)
-		}
+		fmt.Fprintf(&b, " (%s)", lineText(line))
 	}
 	if p.task != "" || p.phase != "" || line > 0 {
 		b.WriteString(": ")
@@ -1069,7 +1065,8 @@ func passes(n int64) int {
 	return 2
 }
 
-// lineText writes a packed position as errors do: "line L, column C".
+// lineText writes a position as errors do: "line L, column C" for one
+// packed by posAt, "line L" for a bare line number.
 func lineText(pos int) string {
 	if l, c := pos/posScale, pos%posScale; l > 0 {
 		return fmt.Sprintf("line %d, column %d", l, c)
