@@ -27,10 +27,10 @@ func WorkloadFromFile(name string, data []byte) (string, error) {
 		if len(data) > workload.RTAppMaxBytes {
 			return "", fmt.Errorf("%s: %d bytes, more than the %d-byte limit of an rt-app file", name, len(data), workload.RTAppMaxBytes)
 		}
-		if _, err := workload.ParseRTApp(data); err != nil {
+		var err error
+		if spec, err = workload.RTAppFileSpec(data); err != nil {
 			return "", fmt.Errorf("%s (read as an rt-app file; an imported trace says %q): %v", name, workload.TraceFormat, err)
 		}
-		spec = workload.RTAppSpec(data)
 	}
 	if len(spec) > MaxFragmentBytes/2 {
 		return "", fmt.Errorf("%s: its spec is %d KB compressed, more than a share link holds (%d KB): run it with `schedsim run --workload trace:file=…` instead",

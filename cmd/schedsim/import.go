@@ -124,7 +124,12 @@ func cmdImport(args []string, stdout, stderr io.Writer) error {
 }
 
 // traceFileKind is how run's --workload trace:file=PATH reads PATH: its
-// size limit, its check and the spec that carries it.
-func traceFileKind() (int64, func([]byte) error, func([]byte) string) {
-	return workload.TraceMaxBytes, func(d []byte) error { _, err := workload.ParseTraceFile(d); return err }, workload.TraceSpec
+// size limit, and its check returning the spec that carries it.
+func traceFileKind() (int64, func([]byte) (string, error)) {
+	return workload.TraceMaxBytes, func(d []byte) (string, error) {
+		if _, err := workload.ParseTraceFile(d); err != nil {
+			return "", err
+		}
+		return workload.TraceSpec(d), nil
+	}
 }

@@ -563,20 +563,23 @@ func splitWorkloadError(msg string) (spec, rest string, ok bool) {
 
 // expandRTAppFiles turns "rtapp:file=PATH[,key=value...]" (and
 // "trace:file=PATH") into the self-contained "rtapp:b64=...[,key=value...]"
-// spec (the engine reads no
-// files; a spec must also work in a share link), and records PATH as an
-// input of the run. The file is checked as written first, so an error
-// gives its line and column in the file (the spec carries it compacted).
+// spec (the engine reads no files; a spec must also work in a share
+// link), and records PATH as an input of the run. The file is parsed
+// once, as written, so an error gives its line and column in the file
+// (the spec carries it compacted onto one line); for an rt-app file the
+// engine keeps that parse for the spec, so the checks and the build that
+// follow do not parse it again and report at the file's lines too
+// (workload.RTAppFileSpec).
 func (f *runFlags) expandRTAppFiles() error {
 	f.expanded = map[string]string{}
 	for _, sp := range f.workloads {
 		rest, ok := strings.CutPrefix(strings.TrimSpace(sp), "rtapp:file=")
-		limit, parse, toSpec := int64(workload.RTAppMaxBytes), func(d []byte) error { _, err := workload.ParseRTApp(d); return err }, workload.RTAppSpec
+		limit, toSpec := int64(workload.RTAppMaxBytes), workload.RTAppFileSpec
 		if !ok {
 			if rest, ok = strings.CutPrefix(strings.TrimSpace(sp), "trace:file="); !ok {
 				continue
 			}
-			limit, parse, toSpec = traceFileKind() // import.go
+			limit, toSpec = traceFileKind() // import.go
 		}
 		path, keys := splitFileKeys(rest)
 		f.inputs = append(f.inputs, input{flag: "--workload", path: path})
@@ -584,10 +587,10 @@ func (f *runFlags) expandRTAppFiles() error {
 		if err != nil {
 			return usagef("--workload %q: %s: %v", sp, path, cause(err))
 		}
-		if err := parse(data); err != nil {
+		spec, err := toSpec(data)
+		if err != nil {
 			return usagef("--workload %q: %s: %v", sp, path, err)
 		}
-		spec := toSpec(data)
 		if keys != "" {
 			spec += "," + keys
 			if _, err := workload.Parse(spec); err != nil {

@@ -4,7 +4,8 @@
 // the JSON workload format scheduler developers already write. This file
 // accepts the SCHED_OTHER subset of it as the open format for custom
 // workloads: ParseRTApp reads a file, RTAppSpec wraps it into a workload
-// spec "rtapp:b64=<base64url JSON>" that a share link can carry, and the
+// spec "rtapp:b64=<base64url JSON>" that a share link can carry
+// (RTAppFileSpec does both and keeps the parse for the spec), and the
 // registered kind "rtapp" builds it.
 //
 // The JSON is read the way rt-app's json-c reads it: /* */ and // comments
@@ -90,7 +91,10 @@
 // at start only), phase-level affinity or nice changes, unknown keys, and
 // references that cannot work: a resume of an unknown task, a suspend
 // nobody resumes, a wait nobody signals, a signal nobody waits for, an
-// unlock of a mutex the task never locks, a lock it never unlocks.
+// unlock of a mutex the task never locks, a lock it never unlocks, and a
+// lock of a mutex the thread already holds at that point of its events
+// (including the next pass of a loop): rt-app's mutexes are not
+// recursive, so the thread would block there forever.
 //
 // Each phase loop that took no simulated time at all (for example only
 // lost signals and a timer already behind) is charged rtappGuardNS of
@@ -140,11 +144,7 @@ func init() {
 		},
 		build: buildRTApp,
 		check: func(b *Builder) error {
-			data, err := decodeRTAppB64(b.Str("b64"))
-			if err != nil {
-				return err
-			}
-			_, err = ParseRTApp(data)
+			_, err := parseRTAppB64(b.Str("b64"))
 			return err
 		},
 	})
@@ -256,7 +256,8 @@ func RTAppSpec(data []byte) string {
 }
 
 // ParseRTAppSpec parses a workload spec of kind rtapp and returns its
-// rt-app file, so a caller can read e.g. its Duration.
+// rt-app file, so a caller can read e.g. its Duration (a copy of the
+// parse kept for the spec: see rtapp_cache.go).
 func ParseRTAppSpec(text string) (*RTApp, error) {
 	sp, err := Parse(text)
 	if err != nil {
@@ -267,11 +268,11 @@ func ParseRTAppSpec(text string) (*RTApp, error) {
 	}
 	for _, p := range sp.Params {
 		if p.Key == "b64" {
-			data, err := decodeRTAppB64(p.Value)
+			app, err := parseRTAppB64(p.Value)
 			if err != nil {
 				return nil, err
 			}
-			return ParseRTApp(data)
+			return app.clone(), nil
 		}
 	}
 	return nil, fmt.Errorf("rtapp: the spec has no b64= key (build it with RTAppSpec)")
@@ -299,11 +300,7 @@ func decodeRTAppB64(s string) ([]byte, error) {
 }
 
 func buildRTApp(b *Builder) error {
-	data, err := decodeRTAppB64(b.Str("b64"))
-	if err != nil {
-		return err
-	}
-	app, err := ParseRTApp(data)
+	app, err := parseRTAppB64(b.Str("b64"))
 	if err != nil {
 		return err
 	}
@@ -358,11 +355,7 @@ func (p place) errf(line int, format string, args ...any) error {
 		b.WriteString(p.phase) // "global", "top level"
 	}
 	if line > 0 {
-		if l, c := line/posScale, line%posScale; l > 0 {
-			fmt.Fprintf(&b, " (line %d, column %d)", l, c)
-		} else {
-			fmt.Fprintf(&b, " (line %d)", line)
-		}
+		fmt.Fprintf(&b, " (%s)", lineText(line))
 	}
 	if p.task != "" || p.phase != "" || line > 0 {
 		b.WriteString(": ")
@@ -994,8 +987,91 @@ func (app *RTApp) checkRefs() error {
 				return place{task: t.Name}.errf(t.line, "locks %q but never unlocks it", ref)
 			}
 		}
+		if err := checkRelock(t); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// heldLock is where a thread took a mutex it still holds: the lock
+// event's line, and the pass over the task's phases, the phase and the
+// run of that phase of the walk that checkRelock makes.
+type heldLock struct {
+	line             int
+	pass, phase, run int
+}
+
+// checkRelock refuses a thread that locks a mutex it already holds. rt-app
+// creates its mutexes with default attributes, a normal (non-recursive)
+// mutex on glibc, so the second pthread_mutex_lock blocks forever; the
+// simulator's lock would likewise queue the thread behind itself, and the
+// run would go on without a word. The walk follows the thread's events in
+// the order they run. A phase that loops is walked twice, and so are all
+// the phases when the task loops: a pass leaves each mutex it touches in
+// the state its last lock or unlock of it says, whatever the state before,
+// so a second pass starts as every later one does and meets every relock
+// they would. wait and sync give their mutex back before returning, so
+// they change nothing held.
+func checkRelock(t *RTAppTask) error {
+	held := map[string]heldLock{}
+	for pass := range passes(t.Loop) {
+		for i, ph := range t.Phases {
+			for run := range passes(ph.Loop) {
+				for _, e := range ph.Events {
+					switch e.Kind {
+					case "lock":
+						now := heldLock{line: e.line, pass: pass, phase: i, run: run}
+						if h, ok := held[e.Ref]; ok {
+							return place{task: t.Name, phase: ph.Name}.errf(e.line,
+								"event %q: locks %q again while holding it (locked at %s, not unlocked since); an rt-app mutex is not recursive, so the thread would block here forever",
+								e.Key, e.Ref, h.describe(now, t))
+						}
+						held[e.Ref] = now
+					case "unlock":
+						delete(held, e.Ref)
+					}
+				}
+			}
+			if ph.Loop < 0 {
+				return nil // the phases after it never run
+			}
+		}
+	}
+	return nil
+}
+
+// describe says where h was taken, seen from the relock at now: its line,
+// and the loop or phase it was in when that is not now's.
+func (h heldLock) describe(now heldLock, t *RTAppTask) string {
+	at := lineText(h.line)
+	switch {
+	case h.pass != now.pass:
+		return at + " in the task's previous loop"
+	case h.phase != now.phase:
+		return fmt.Sprintf("%s in phase %q", at, t.Phases[h.phase].Name)
+	case h.run != now.run:
+		return at + " in the phase's previous loop"
+	}
+	return at
+}
+
+// passes is how many times a walk of a loop of count n (-1: forever) must
+// go through it: once for a single pass, twice for any repetition.
+func passes(n int64) int {
+	if n == 1 {
+		return 1
+	}
+	return 2
+}
+
+// lineText writes a position as errors do: "line L, column C" for one
+// packed by posAt, "line L" for a bare line number.
+func lineText(pos int) string {
+	if l, c := pos/posScale, pos%posScale; l > 0 {
+		return fmt.Sprintf("line %d, column %d", l, c)
+	}
+	return fmt.Sprintf("line %d", pos)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -1063,9 +1139,9 @@ func (n *jNode) integer() (int64, error) {
 }
 
 type jParser struct {
-	d        *json.Decoder
-	src      []byte
-	newlines []int // offsets of the '\n' bytes of src
+	d     *json.Decoder
+	src   []byte
+	lines lineTable
 }
 
 // posScale packs a line and a column into the one int the parse tree
@@ -1073,26 +1149,54 @@ type jParser struct {
 // at most RTAppMaxBytes fit).
 const posScale = 1 << 21
 
+// lineTable maps a byte offset of a text to its line and column. The
+// parser asks for a position at every value and key; finding the line's
+// start by scanning back from the offset costs the line's length, which
+// for a spec's JSON (compacted onto one line) is the whole text so far:
+// quadratic in the file's size (issue 22: a 1 MB file took minutes). The
+// table of line starts, built once, answers with a binary search.
+type lineTable struct {
+	starts []int // starts[i] is the offset of line i+1's first byte
+	size   int   // the text's length
+}
+
+func newLineTable(src []byte) lineTable {
+	starts := make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return lineTable{starts: starts, size: len(src)}
+}
+
+// lineCol is the 1-based line and column of byte offset off (clamped to
+// the text).
+func (t lineTable) lineCol(off int64) (line, col int) {
+	o := int(min(max(off, 0), int64(t.size)))
+	// The last line starting at or before o.
+	i := sort.Search(len(t.starts), func(i int) bool { return t.starts[i] > o }) - 1
+	return i + 1, o - t.starts[i] + 1
+}
+
 // posAt is the 1-based line and column of byte offset off, packed.
 func (p *jParser) posAt(off int64) int {
-	off = min(max(off, 0), int64(len(p.src)))
-	start := bytes.LastIndexByte(p.src[:off], '\n') + 1
-	return p.lineAt(off)*posScale + int(off) - start + 1
+	line, col := p.lines.lineCol(off)
+	return line*posScale + col
 }
 
 // lineAt is the 1-based line of byte offset off.
 func (p *jParser) lineAt(off int64) int {
-	return 1 + sort.SearchInts(p.newlines, int(min(max(off, 0), int64(len(p.src)))))
+	line, _ := p.lines.lineCol(off)
+	return line
 }
 
 func (p *jParser) fail(err error) error {
-	off := p.d.InputOffset()
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("rtapp: bad JSON: unexpected end of input at line %d", p.lineAt(int64(len(p.src))))
 	}
-	line := p.lineAt(off)
-	start := bytes.LastIndexByte(p.src[:min(int(off), len(p.src))], '\n') + 1
-	return fmt.Errorf("rtapp: bad JSON at line %d, column %d: %v", line, int(off)-start+1, err)
+	line, col := p.lines.lineCol(p.d.InputOffset())
+	return fmt.Errorf("rtapp: bad JSON at line %d, column %d: %v", line, col, err)
 }
 
 // parseOrderedJSON reads data as json-c does (comments and trailing
@@ -1107,12 +1211,7 @@ func parseOrderedJSON(data []byte) (*jNode, error) {
 	}
 	d := json.NewDecoder(bytes.NewReader(clean))
 	d.UseNumber()
-	p := &jParser{d: d, src: clean}
-	for i, c := range clean {
-		if c == '\n' {
-			p.newlines = append(p.newlines, i)
-		}
-	}
+	p := &jParser{d: d, src: clean, lines: newLineTable(clean)}
 	root, err := p.value(0)
 	if err != nil {
 		return nil, err

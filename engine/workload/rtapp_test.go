@@ -1,11 +1,13 @@
 package workload
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"schedplay/engine"
 	"schedplay/engine/knob"
@@ -715,6 +717,61 @@ func TestRTAppLimits(t *testing.T) {
 	}
 }
 
+// lineTable gives every offset the line and column a scan back to the
+// previous newline gives (what the parser did before issue 22).
+func TestRTAppLineTable(t *testing.T) {
+	for _, src := range []string{"", "\n", "a", "ab\ncd\n\nef", "\n\nx\n", `{"tasks": {"t": {"run": 1}}}`} {
+		lt := newLineTable([]byte(src))
+		for off := -1; off <= len(src)+1; off++ {
+			o := min(max(off, 0), len(src))
+			start := strings.LastIndexByte(src[:o], '\n') + 1
+			wantLine, wantCol := 1+strings.Count(src[:o], "\n"), o-start+1
+			if line, col := lt.lineCol(int64(off)); line != wantLine || col != wantCol {
+				t.Errorf("%q offset %d: line %d column %d, want %d %d", src, off, line, col, wantLine, wantCol)
+			}
+		}
+	}
+}
+
+// A spec carries its file compacted onto one line, and finding each
+// value's column by scanning back to the start of its line made parsing
+// that quadratic in the file's size: the spec of a 1 MB file took a
+// minute, 250 times the file as written (many short lines), and a run
+// parses it six times (issue 22). Speed is a benchmark's business
+// (BenchmarkParseRTApp); this test only compares the two forms of the
+// same tokens, which now parse alike, with a bound ten times the file's
+// time (plus a second): loose for a busy machine or WebAssembly, tight
+// for a quadratic parse.
+func TestRTAppSpecParsesInLinearTime(t *testing.T) {
+	size := RTAppMaxBytes
+	if testing.Short() {
+		size /= 2 // the quadratic parse was still 200 times the file's
+	}
+	file := rtappBigFile(size)
+	js := rtappSpecJSON(t, file)
+	if bytes.Count(js, []byte("\n")) > 0 {
+		t.Fatal("the spec's JSON is not on one line")
+	}
+	start := time.Now()
+	if _, err := ParseRTApp(file); err != nil {
+		t.Fatal(err)
+	}
+	limit := 10*time.Since(start) + time.Second
+	done := make(chan error, 1)
+	go func() {
+		_, err := ParseRTApp(js)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(limit):
+		t.Fatalf("parsing the %d-byte file on one line took more than %v, ten times the file as written", len(js), limit)
+	}
+}
+
 // rt-app's json-c leniency: comments, trailing commas, a BOM.
 func TestRTAppLenientJSON(t *testing.T) {
 	app, err := ParseRTApp([]byte("\xef\xbb\xbf{\n// line comment with \"quotes\" and /* */\n\"tasks\": {\"t\": {\"run\": 10, /* inline */ \"sleep\": 20,},},\n\"global\": {\"logdir\": \"/* not a comment */\", \"duration\": -1,},}"))
@@ -835,4 +892,145 @@ func TestRTAppZeroTimeLoopIsCharged(t *testing.T) {
 		"sleeper": {"loop": 1, "run": 10, "suspend": ""}}}`)
 	s.RunUntil(10 * engine.Millisecond)
 	rtWithin(t, "idler loops", w.thread(t, "idler").iters, 5000, 10000)
+}
+
+// RTAppFileSpec parses the file as written and keeps that parse for its
+// spec: checking and building the spec parse nothing again, and an error
+// only the build finds (a CPU the machine lacks) names the file's line,
+// not the compacted spec's "line 1, column 26".
+func TestRTAppFileSpecKeepsTheParse(t *testing.T) {
+	file := []byte("{\n  \"tasks\": {\n    \"a\": {\"run\": 10},\n    \"t\": {\n      \"cpus\": [5],\n      \"run\": 10\n    }\n  }\n}\n")
+	spec, err := RTAppFileSpec(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec != RTAppSpec(file) {
+		t.Fatalf("spec %q, want RTAppSpec's %q", spec, RTAppSpec(file))
+	}
+	b64 := strings.TrimPrefix(spec, "rtapp:b64=")
+	kept, ok := lookupRTApp(b64)
+	if !ok || kept.err != nil {
+		t.Fatalf("no parse kept for the spec: %+v", kept)
+	}
+	if app, _ := parseRTAppB64(b64); app != kept.app {
+		t.Error("parsing the spec again did not return the kept parse")
+	}
+	_, err = Add(rtSim(t, rtOneCPU(t), false), spec+",nice=1", "")
+	if err == nil || !strings.Contains(err.Error(), `task "t" (line 4, column 5): cpus: CPU 5 does not exist`) {
+		t.Errorf("build error %v, want the file's line 4", err)
+	}
+	// ParseRTAppSpec hands out a copy: changing it changes no later build.
+	app, err := ParseRTAppSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.Tasks[1].CPUs[0] = 0
+	app.Tasks[1].Phases[0].Events[0].NS = 1
+	if kept.app.Tasks[1].CPUs[0] != 5 || kept.app.Tasks[1].Phases[0].Events[0].NS != 10*engine.Microsecond {
+		t.Error("changing ParseRTAppSpec's result changed the kept parse")
+	}
+	// A file that does not parse is refused with its own line.
+	if _, err := RTAppFileSpec([]byte("{\"tasks\": {\n\"t\": {\"run\": 10 \"sleep\": 5}}}")); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("bad file: %v", err)
+	}
+}
+
+// The kept parses are bounded in number and in text, the least recently
+// used going first.
+func TestRTAppParseCacheBounds(t *testing.T) {
+	spec := func(i int) string {
+		return strings.TrimPrefix(RTAppSpec([]byte(`{"tasks": {"t`+itoa(i)+`": {"run": 1}}}`)), "rtapp:b64=")
+	}
+	for i := 0; i < rtappCacheEntries+4; i++ {
+		if _, err := parseRTAppB64(spec(i)); err != nil {
+			t.Fatal(err)
+		}
+		if i == 8 {
+			parseRTAppB64(spec(0)) // used again: kept longer than 1..8
+		}
+	}
+	for i, want := range map[int]bool{0: true, 1: false, 4: false, 5: true, rtappCacheEntries + 3: true} {
+		if _, ok := lookupRTApp(spec(i)); ok != want {
+			t.Errorf("spec %d kept: %v, want %v", i, ok, want)
+		}
+	}
+	big := strings.Repeat("A", rtappCacheBytes/2+1)
+	rememberRTApp(big, nil, nil)
+	rememberRTApp(big+"B", nil, nil)
+	c := &rtappParses
+	c.Lock()
+	n, size := len(c.entries), c.bytes
+	c.Unlock()
+	if size > rtappCacheBytes || n != 1 {
+		t.Errorf("%d entries, %d bytes kept (limit %d)", n, size, rtappCacheBytes)
+	}
+	if _, ok := lookupRTApp(big + "B"); !ok {
+		t.Error("the latest parse was not kept")
+	}
+	rememberRTApp(strings.Repeat("A", rtappCacheBytes+1), nil, nil)
+	if _, ok := lookupRTApp(big + "B"); !ok {
+		t.Error("a text over the whole budget pushed out what was kept")
+	}
+}
+
+// A thread that locks a mutex it already holds would block forever (an
+// rt-app mutex is a default, non-recursive pthread mutex), as the
+// simulator's lock would queue it behind itself: refused at parse, naming
+// the task, phase and event, the second lock's line and the first's.
+func TestRTAppRelockRefused(t *testing.T) {
+	cases := []struct{ name, js, want string }{
+		{"twice in a row", `{"tasks": {"t": {
+			"lock": "m",
+			"lock1": "m",
+			"unlock": "m"}}}`,
+			`rtapp: task "t" (line 3, column 4): event "lock1": locks "m" again while holding it (locked at line 2, column 4, not unlocked since); an rt-app mutex is not recursive, so the thread would block here forever`},
+		{"in the phase's next loop", `{"tasks": {"t": {"loop": 1, "phases": {
+			"p": {"loop": 2, "lock": "m", "run": 10},
+			"q": {"unlock": "m"}}}}}`,
+			`rtapp: task "t", phase "p" (line 2, column 21): event "lock": locks "m" again while holding it (locked at line 2, column 21 in the phase's previous loop, not unlocked since)`},
+		{"in a later phase", `{"tasks": {"t": {"loop": 1, "phases": {
+			"a": {"lock": "m", "run": 10},
+			"b": {"run": 5, "lock": "m", "unlock": "m"}}}}}`,
+			`rtapp: task "t", phase "b" (line 3, column 20): event "lock": locks "m" again while holding it (locked at line 2, column 10 in phase "a", not unlocked since)`},
+		{"in the task's next loop", `{"tasks": {"t": {"phases": {
+			"a": {"lock": "m", "run": 10},
+			"b": {"unlock": "m", "run": 10, "lock": "m"}}}}}`,
+			`rtapp: task "t", phase "a" (line 2, column 10): event "lock": locks "m" again while holding it (locked at line 3, column 36 in the task's previous loop, not unlocked since)`},
+		{"every instance", `{"tasks": {"w": {"instance": 3, "lock": "a", "lock1": "b", "lock2": "a", "unlock": "a", "unlock1": "b"}}}`,
+			`rtapp: task "w" (line 1, column 60): event "lock2": locks "a" again`},
+	}
+	for _, c := range cases {
+		_, err := ParseRTApp([]byte(c.js))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: error\n%v\nwant\n%s…", c.name, err, c.want)
+		}
+	}
+	// Accepted: each lock released before the next, across phases and
+	// loops; two different mutexes nested; a wait that gives its mutex
+	// back; a relock in a phase after one that loops forever (never run).
+	for _, js := range []string{
+		`{"tasks": {"t": {"lock": "m", "run": 10, "unlock": "m", "lock1": "m", "unlock1": "m"}}}`,
+		`{"tasks": {"t": {"phases": {"a": {"lock": "m", "run": 1}, "b": {"unlock": "m", "run": 1}}}}}`,
+		`{"tasks": {"t": {"lock": "a", "lock1": "b", "run": 1, "unlock": "b", "unlock1": "a"}}}`,
+		`{"tasks": {"p": {"lock": "m", "signal": "c", "unlock": "m", "run": 1},
+			"c": {"lock": "m", "wait": {"ref": "c", "mutex": "m"}, "unlock": "m"}}}`,
+		`{"tasks": {"t": {"phases": {"a": {"loop": -1, "lock": "m", "run": 1, "unlock": "m"}, "b": {"lock": "m", "lock1": "m"}}}}}`,
+	} {
+		if _, err := ParseRTApp([]byte(js)); err != nil {
+			t.Errorf("%s: %v", js, err)
+		}
+	}
+	// What the refusal saves: the thread stuck in its second lock, the
+	// simulator silent about it.
+	s := rtSim(t, rtOneCPU(t), false)
+	app := &RTApp{Tasks: []RTAppTask{{Name: "t", Instances: 1, Loop: 1, Phases: []RTAppPhase{{Loop: 1, Events: []RTAppEvent{
+		{Kind: "lock", Ref: "m"}, {Kind: "lock", Ref: "m"}, {Kind: "unlock", Ref: "m"}}}}}}}
+	w, err := app.build(&Builder{Sim: s, ID: s.AddWorkload("rtapp", "rtapp"), Pressure: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.RunUntil(10 * engine.Millisecond)
+	if th := w.thread(t, "t"); s.Task(th.id).State() == engine.TaskExited || th.ev != 1 {
+		t.Errorf("the thread went past its second lock: state %v, event %d", s.Task(th.id).State(), th.ev)
+	}
 }
