@@ -396,8 +396,12 @@ func (f *runFlags) config() (scenario.Config, error) {
 				longest = max(longest, app.Duration)
 			}
 		}
+		if longest > scenario.MaxDuration {
+			return cfg, usagef("an rt-app file's global.duration is %v, more than a run may simulate (%v): give --duration (at most %v) to run part of it",
+				time.Duration(longest), time.Duration(scenario.MaxDuration), time.Duration(scenario.MaxDuration))
+		}
 		if longest > 0 {
-			cfg.Duration = min(longest, scenario.MaxDuration)
+			cfg.Duration = longest
 			f.duration = time.Duration(cfg.Duration)
 		}
 	}
