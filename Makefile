@@ -5,13 +5,21 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # serve: where the dev server listens (make serve ADDR=0.0.0.0:9000).
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: test e2e-and-reproduce-quick vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-page bench-wasm serve reproduce fuzz fuzz-short
+.PHONY: test test-loop e2e-and-reproduce-quick vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-page bench-wasm serve reproduce fuzz fuzz-short
 
 ## test: everything CI runs (vet, unit tests, the browser build, the
 ## engine's tests compiled to WebAssembly and run under Node, the browser
 ## end-to-end test in headless Chromium, the validation targets at reduced
 ## size).
 test: vet unit wasm-build wasm-test e2e-and-reproduce-quick fuzz-short
+
+## test-loop: make test N times (N=10 by default), each on a fresh clone
+## of HEAD with an empty build cache, beside a CPU hog on one core; logs
+## and a summary in $(TEST_LOOP_LOGS) (default: a new /tmp directory).
+## Fails unless every run passed. About N × 8 minutes on 2 cores.
+N ?= 10
+test-loop:
+	.ci/test-loop $(N)
 
 # e2e-and-reproduce-quick: the browser test and the reduced-size
 # validation side by side (the browser test mostly waits on the page, the
