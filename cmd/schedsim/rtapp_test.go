@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,7 +80,15 @@ func TestRTAppBigFileLoadsAndInterrupts(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // inside the load, or just past it
+	// Signal once the process has read the file: it then watches for
+	// signals (main does that first) and is inside the load or just past
+	// it. A fixed sleep raced with the start on a loaded machine: a
+	// SIGINT before signal.Notify kills a Go program the default way.
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRead(t, cmd.Process.Pid, st.Size())
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -101,4 +110,29 @@ func TestRTAppBigFileLoadsAndInterrupts(t *testing.T) {
 		t.Errorf("o.txt: %v %.100q", err, out)
 	}
 	assertOnly(t, dir, "big.json", "o.txt")
+}
+
+// waitRead waits (20 s at most) until process pid has read n bytes
+// (rchar of /proc/PID/io, Linux; elsewhere it waits 200 ms).
+func waitRead(t *testing.T, pid int, n int64) {
+	t.Helper()
+	io := fmt.Sprintf("/proc/%d/io", pid)
+	if _, err := os.Stat(io); err != nil {
+		time.Sleep(200 * time.Millisecond)
+		return
+	}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile(io)
+		if err != nil {
+			return // exited: the caller sees how
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "rchar:"); ok {
+				if got, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && got >= n {
+					return
+				}
+			}
+		}
+	}
+	t.Fatalf("process %d did not read %d bytes within 20 s", pid, n)
 }

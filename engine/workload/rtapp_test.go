@@ -2,12 +2,13 @@ package workload
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"schedplay/engine"
 	"schedplay/engine/knob"
@@ -733,42 +734,37 @@ func TestRTAppLineTable(t *testing.T) {
 	}
 }
 
-// A spec carries its file compacted onto one line, and finding each
-// value's column by scanning back to the start of its line made parsing
-// that quadratic in the file's size: the spec of a 1 MB file took a
-// minute, 250 times the file as written (many short lines), and a run
-// parses it six times (issue 22). Speed is a benchmark's business
-// (BenchmarkParseRTApp); this test only compares the two forms of the
-// same tokens, which now parse alike, with a bound ten times the file's
-// time (plus a second): loose for a busy machine or WebAssembly, tight
-// for a quadratic parse.
-func TestRTAppSpecParsesInLinearTime(t *testing.T) {
+// A spec is parsed once however often a run reads it: the command line
+// reads its duration and checks it, the scenario checks it, the build
+// checks it and builds it — six parses of up to a megabyte each (and a
+// quadratic parse then made each take a minute). The spec of the 1 MB
+// file carries it compacted onto one line, where every position lookup
+// used to scan back to the text's start; the table of line starts gives
+// the same positions (TestRTAppLineTable), and BenchmarkParseRTApp
+// measures the time.
+var specNonce atomic.Int64
+
+func TestRTAppSpecParsedOncePerRun(t *testing.T) {
 	size := RTAppMaxBytes
 	if testing.Short() {
-		size /= 2 // the quadratic parse was still 200 times the file's
+		size /= 4 // under wasm a parse is a few times slower
 	}
-	file := rtappBigFile(size)
-	js := rtappSpecJSON(t, file)
-	if bytes.Count(js, []byte("\n")) > 0 {
-		t.Fatal("the spec's JSON is not on one line")
-	}
-	start := time.Now()
-	if _, err := ParseRTApp(file); err != nil {
+	// A file no earlier test (or -count run) parsed: the parses are kept.
+	file := bytes.Replace(rtappBigFile(size-32), []byte(`"duration": 1`), []byte(fmt.Sprintf(`"duration": %d`, specNonce.Add(1))), 1)
+	spec := RTAppSpec(file)
+	before := rtappParsed.Load()
+	if _, err := ParseRTAppSpec(spec); err != nil {
 		t.Fatal(err)
 	}
-	limit := 10*time.Since(start) + time.Second
-	done := make(chan error, 1)
-	go func() {
-		_, err := ParseRTApp(js)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(limit):
-		t.Fatalf("parsing the %d-byte file on one line took more than %v, ten times the file as written", len(js), limit)
+	if err := Check(spec, 1); err != nil {
+		t.Fatal(err)
+	}
+	sim := rtSim(t, rtOneCPU(t), false)
+	if _, err := Add(sim, spec, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := rtappParsed.Load() - before; n != 1 {
+		t.Errorf("the spec was parsed %d times, want once", n)
 	}
 }
 
