@@ -150,6 +150,9 @@ func TestPlayground(t *testing.T) {
 		p.do("press space", chromedp.KeyEvent(" "))
 		p.waitFor("space to toggle pause", fmt.Sprintf(`sim.state().paused === %v`, !paused), 5*time.Second)
 		if !paused { // now paused: step one wakeup with "."
+			// The count to beat is the paused arm's: its worker's
+			// snapshot after the pause says so (rates at zero).
+			p.waitFor("the worker to pause", `sim.perf().workers.length > 0 && sim.perf().workers.every(w => w.simRate === 0)`, 30*time.Second)
 			before := p.state().Arms[0].Wakeups
 			p.do("press .", chromedp.KeyEvent("."))
 			// 15 s: the step crosses the engine worker and back, each
