@@ -51,3 +51,29 @@ func TestImportAndReplay(t *testing.T) {
 		t.Errorf("no TRACE: exit %d, %s", code, stderr.String())
 	}
 }
+
+// run refuses, exit 2, a trace workload whose tasks can never all run,
+// naming them; it used to simulate nothing (a fork cycle: 0 events) or a
+// deadlock (6 events) and exit 0 (issue 22).
+func TestRunRefusesTraceThatNeverFinishes(t *testing.T) {
+	dir := t.TempDir()
+	head := `{"format": "schedplay-trace-workload", "version": 1, "duration_ns": 1000000, "tasks": `
+	for _, c := range []struct{ name, tasks, want string }{
+		{"cycle.json", `[{"name": "foo", "parent": 1, "ops": [["run", 1000], ["fork", 1], ["exit"]]},
+			{"name": "bar", "parent": 0, "ops": [["run", 1000], ["fork", 0], ["exit"]]}]}`,
+			`tasks 0 ("foo") and 1 ("bar") form a fork cycle`},
+		{"deadlock.json", `[{"name": "foo", "ops": [["run", 1000], ["wait", 1], ["run", 1000], ["wake", 1], ["exit"]]},
+			{"name": "bar", "ops": [["run", 1000], ["wait", 0], ["run", 1000], ["wake", 0], ["exit"]]}]}`,
+			`tasks 0 ("foo") and 1 ("bar") deadlock: 0 waits at op 1 for a wake from 1, 1 waits at op 1 for a wake from 0`},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte(head+c.tasks), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"run", "--preset", "intel-2s-44c-88t", "--workload", "trace:file=" + path, "--duration", "10ms"}, &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%s: exit %d, stderr %s; want exit %d and %q", c.name, code, stderr.String(), exitUsage, c.want)
+		}
+	}
+}
