@@ -117,6 +117,7 @@ func (c *chromeReader) readFile() error {
 			if err := c.dec.Decode(&skip); err != nil {
 				return c.bad(c.dec.InputOffset(), err, "bad JSON: %v", err)
 			}
+			c.lc.advance(c.dec.InputOffset()) // not to keep what was skipped
 			continue
 		}
 		found = true
