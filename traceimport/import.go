@@ -69,9 +69,10 @@ func Import(data []byte, opt Options) (*workload.TraceFile, *Summary, error) {
 // It reads r as a stream, never whole: gzip (recognised by its first
 // bytes) is decompressed as it is read, and the limits — MaxInputBytes
 // (uncompressed), MaxEvents, and the replay's workload.TraceMaxTasks and
-// TraceMaxOps — refuse a trace at the line that crosses them. What it
-// holds until the end is the events (64 bytes each, see eventLog) and
-// the workload being built.
+// TraceMaxOps — refuse a trace at the line that crosses them (for text
+// whose lines go back in time, the task and op limits apply once it is
+// read and sorted). What it holds until the end is the events (64 bytes
+// each, see eventLog) and the workload being built.
 func ImportReader(r io.Reader, opt Options) (*workload.TraceFile, *Summary, error) {
 	return importStream(r, opt, importLimits)
 }
