@@ -79,6 +79,9 @@ func cmdImport(args []string, stdout, stderr io.Writer) error {
 			return usagef("import %s: %v", path, cause(err))
 		}
 		defer fh.Close()
+		if fi, err := fh.Stat(); err == nil && fi.IsDir() {
+			return usagef("import %s: is a directory", path)
+		}
 		in = fh
 	}
 	out := &output{flag: "-o", path: f.out}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +75,47 @@ func TestRunRefusesTraceThatNeverFinishes(t *testing.T) {
 		code := run([]string{"run", "--preset", "intel-2s-44c-88t", "--workload", "trace:file=" + path, "--duration", "10ms"}, &stdout, &stderr)
 		if code != exitUsage || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("%s: exit %d, stderr %s; want exit %d and %q", c.name, code, stderr.String(), exitUsage, c.want)
+		}
+	}
+}
+
+// import - reads the trace from stdin, as a stream, gzip or not: the
+// same workload as from the file.
+func TestImportFromStdin(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "traceimport", "testdata", "ftrace-6x-odd.txt")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(data)
+	zw.Close()
+	fromFile := filepath.Join(dir, "file.json")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"import", src, "-o", fromFile}, &stdout, &stderr); code != 0 {
+		t.Fatalf("import FILE: exit %d: %s", code, stderr.String())
+	}
+	want, _ := os.ReadFile(fromFile)
+	for name, in := range map[string][]byte{"plain": data, "gzip": z.Bytes()} {
+		stdin := filepath.Join(dir, name+".in")
+		os.WriteFile(stdin, in, 0o644)
+		fh, err := os.Open(stdin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved := os.Stdin
+		os.Stdin = fh
+		stdout.Reset()
+		stderr.Reset()
+		code := run([]string{"import", "-"}, &stdout, &stderr)
+		os.Stdin = saved
+		fh.Close()
+		// The file's "source" names the file; stdin's names "-".
+		got := strings.Replace(stdout.String(), `"file": "-"`, `"file": "`+src+`"`, 1)
+		if code != 0 || got != string(want) {
+			t.Errorf("import - (%s): exit %d, %s\n got %s\nwant %s", name, code, stderr.String(), got, want)
 		}
 	}
 }
