@@ -5,7 +5,7 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # serve: where the dev server listens (make serve ADDR=0.0.0.0:9000).
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: test test-loop e2e-and-reproduce-quick vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-page bench-wasm serve reproduce fuzz fuzz-short
+.PHONY: test test-loop e2e-and-reproduce-quick vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-import bench-page bench-wasm serve reproduce fuzz fuzz-short
 
 ## test: everything CI runs (vet, unit tests, the browser build, the
 ## engine's tests compiled to WebAssembly and run under Node, the browser
@@ -135,6 +135,14 @@ bench:
 	$(GO) test $(BENCH_ARGS) | tee bin/bench-native.txt
 	GOOS=js GOARCH=wasm $(GO) test -exec=$(WASM_EXEC) $(BENCH_ARGS) | tee bin/bench-wasm.txt
 	@awk -f benchtable.awk bin/bench-native.txt bin/bench-wasm.txt
+
+## bench-import: schedsim import's BenchmarkImport (traceimport): the
+## simulator's own ftrace text and Chrome JSON of one hackbench run at
+## three lengths, each 4x the one before; MB/s level across them is
+## linear time (BENCHMARKS.md, "Issue 22: import streams"). Native only,
+## and apart from bench: it is not the engine's events/s table.
+bench-import:
+	$(GO) test ./traceimport/ -run '^$$' -bench BenchmarkImport -benchtime $(BENCHTIME) -count $(BENCHCOUNT)
 
 # bench-page: the page benchmark in headless Chromium (load, frame times,
 # simulated-time rates per worker); it records figures, it does not gate.

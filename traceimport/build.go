@@ -40,7 +40,7 @@ const (
 
 type btask struct {
 	idx      int // index in the file's tasks; -1 when filtered
-	pid      int
+	pid      int32
 	name     string
 	filtered bool
 	state    int
@@ -55,11 +55,13 @@ type btask struct {
 
 type builder struct {
 	opt      Options
+	lim      limits
+	strs     *strTable // the events' strings
 	file     *workload.TraceFile
-	tasks    map[int]*btask // by pid: the latest incarnation
-	all      []*btask       // every task, in creation order
-	cpuFirst map[int]int64
-	cpuCur   map[int]int
+	tasks    map[int32]*btask // by pid: the latest incarnation
+	all      []*btask         // every task, in creation order
+	cpuFirst map[int32]int64
+	cpuCur   map[int32]int32
 	t0, tEnd int64
 	dropped  map[string]int
 	ops      int
@@ -69,11 +71,14 @@ type builder struct {
 	err      error
 }
 
-func newBuilder(opt Options, t0 int64) *builder {
-	return &builder{opt: opt, file: &workload.TraceFile{Format: workload.TraceFormat, Version: workload.TraceVersion},
-		tasks: map[int]*btask{}, cpuFirst: map[int]int64{}, cpuCur: map[int]int{}, t0: t0, tEnd: t0,
+func newBuilder(opt Options, lim limits, strs *strTable, t0 int64) *builder {
+	return &builder{opt: opt, lim: lim, strs: strs, file: &workload.TraceFile{Format: workload.TraceFormat, Version: workload.TraceVersion},
+		tasks: map[int32]*btask{}, cpuFirst: map[int32]int64{}, cpuCur: map[int32]int32{}, t0: t0, tEnd: t0,
 		dropped: map[string]int{}, pairs: map[[2]int]int{}}
 }
+
+// str is the text of an event's string.
+func (b *builder) str(id strID) string { return b.strs.str(id) }
 
 // kthreadPrefixes are comm prefixes of kernel threads.
 var kthreadPrefixes = []string{
@@ -99,7 +104,7 @@ func (b *builder) drop(reason string) { b.dropped[reason]++ }
 
 // newTask creates the task for pid (a new incarnation when pid was seen
 // before). parent is the forking task or nil.
-func (b *builder) newTask(pid int, comm string, parent *btask) *btask {
+func (b *builder) newTask(pid int32, comm string, parent *btask) *btask {
 	if comm == "" || comm == "<...>" {
 		comm = fmt.Sprintf("pid%d", pid)
 	}
@@ -111,15 +116,15 @@ func (b *builder) newTask(pid int, comm string, parent *btask) *btask {
 		b.drop(DropKthreads)
 		return t
 	}
-	if len(b.file.Tasks) >= workload.TraceMaxTasks {
+	if len(b.file.Tasks) >= b.lim.tasks {
 		if b.err == nil {
-			b.err = fmt.Errorf("more than %d tasks (the replay's limit, workload.TraceMaxTasks); cut the trace to fewer tasks (a shorter window, or the tasks of interest only)", workload.TraceMaxTasks)
+			b.err = errTooManyTasks(b.lim.tasks, "cut the trace to fewer tasks (a shorter window, or the tasks of interest only)")
 		}
 		t.filtered = true
 		return t
 	}
 	t.idx = len(b.file.Tasks)
-	b.file.Tasks = append(b.file.Tasks, workload.TraceTask{Name: comm, PID: pid})
+	b.file.Tasks = append(b.file.Tasks, workload.TraceTask{Name: comm, PID: int(pid)})
 	if parent != nil {
 		p := parent.idx
 		b.file.Tasks[t.idx].Parent = &p
@@ -128,7 +133,7 @@ func (b *builder) newTask(pid int, comm string, parent *btask) *btask {
 }
 
 // task returns pid's task, if any.
-func (b *builder) task(pid int) *btask { return b.tasks[pid] }
+func (b *builder) task(pid int32) *btask { return b.tasks[pid] }
 
 func (b *builder) ops_(t *btask) *[]workload.TraceOp { return &b.file.Tasks[t.idx].Ops }
 
@@ -136,8 +141,8 @@ func (b *builder) emit(t *btask, op workload.TraceOp) {
 	ops := b.ops_(t)
 	*ops = append(*ops, op)
 	b.ops++
-	if b.ops > workload.TraceMaxOps && b.err == nil {
-		b.err = fmt.Errorf("more than %d ops (the replay's limit, workload.TraceMaxOps); cut the trace to a shorter window", workload.TraceMaxOps)
+	if b.ops > b.lim.ops && b.err == nil {
+		b.err = errTooManyOps(b.lim.ops, "cut the trace to a shorter window")
 	}
 }
 
@@ -162,7 +167,7 @@ func (b *builder) setPrio(t *btask, r taskRef) {
 	t.prioSet = true
 	switch {
 	case r.prio >= 100 && r.prio <= 139:
-		b.file.Tasks[t.idx].Nice = r.prio - 120
+		b.file.Tasks[t.idx].Nice = int(r.prio) - 120
 	default:
 		t.rt = true
 		b.drop(DropRT)
@@ -249,7 +254,7 @@ func (b *builder) resolve(t *btask, now int64, waker *btask, reason string) {
 // task), creating it as running since the CPU's first event when it was
 // not seen before.
 func (b *builder) lineTask(ev *event) *btask {
-	pid, comm := ev.pid, ev.comm
+	pid, comm := ev.pid, b.str(ev.comm)
 	if pid == pidCurrent {
 		p, ok := b.cpuCur[ev.cpu]
 		if !ok {
@@ -301,12 +306,12 @@ func (b *builder) onSwitch(ev *event) {
 			}
 			// Running since the CPU's first event: it was on the CPU
 			// when the trace began.
-			p = b.newTask(pid, ev.a.comm, nil)
+			p = b.newTask(pid, b.str(ev.a.comm), nil)
 			p.state, p.since = stRunning, b.cpuFirst[ev.cpu]
 		}
 		b.setPrio(p, ev.a)
 		if !p.filtered {
-			b.rename(p, ev.a.comm)
+			b.rename(p, b.str(ev.a.comm))
 			if p.state == stSleeping {
 				// A switch-out of a task we thought asleep: its wakeup
 				// is missing (lost events).
@@ -316,7 +321,7 @@ func (b *builder) onSwitch(ev *event) {
 			if p.state != stRunning {
 				p.state, p.since = stRunning, now
 			}
-			st := ev.state
+			st := b.str(ev.state)
 			switch {
 			case p.exiting || strings.ContainsAny(st, "XZx"):
 				b.exit(p, now)
@@ -333,18 +338,18 @@ func (b *builder) onSwitch(ev *event) {
 		if n == nil || n.state == stExited {
 			if n != nil {
 				b.drop(DropPIDReuse)
-				n = b.newTask(pid, ev.b.comm, nil)
+				n = b.newTask(pid, b.str(ev.b.comm), nil)
 				if !n.filtered && now > b.t0 {
 					b.placeholder(n, b.t0)
 				}
 			} else {
 				// First seen now: runnable since the trace began.
-				n = b.newTask(pid, ev.b.comm, nil)
+				n = b.newTask(pid, b.str(ev.b.comm), nil)
 			}
 		}
 		b.setPrio(n, ev.b)
 		if !n.filtered {
-			b.rename(n, ev.b.comm)
+			b.rename(n, b.str(ev.b.comm))
 			if n.state == stSleeping {
 				b.resolve(n, now, nil, DropNoWakeup)
 			}
@@ -366,7 +371,7 @@ func (b *builder) onWake(ev *event) {
 	}
 	if w == nil || w.state == stExited {
 		// Asleep since the trace began.
-		w = b.newTask(ev.a.pid, ev.a.comm, nil)
+		w = b.newTask(ev.a.pid, b.str(ev.a.comm), nil)
 		if !w.filtered {
 			b.placeholder(w, b.t0)
 		}
@@ -379,7 +384,7 @@ func (b *builder) onWake(ev *event) {
 		}
 		return
 	}
-	b.rename(w, ev.a.comm)
+	b.rename(w, b.str(ev.a.comm))
 	if ev.kind == evWakeupNew {
 		if w.state == stRunnable {
 			w.state = stWoken
@@ -411,7 +416,7 @@ func (b *builder) onWake(ev *event) {
 		b.emit(waker, workload.TraceOp{Kind: workload.TraceWake, Task: w.idx})
 		b.resolve(w, now, waker, "")
 		b.wakes++
-		b.pairs[[2]int{waker.pid, w.pid}]++
+		b.pairs[[2]int{int(waker.pid), int(w.pid)}]++
 	}
 	w.state = stWoken
 }
@@ -431,7 +436,7 @@ func (b *builder) onFork(ev *event) {
 	if ev.a.pid != 0 {
 		parent = b.task(ev.a.pid)
 		if parent == nil || parent.state == stExited {
-			parent = b.newTask(ev.a.pid, ev.a.comm, nil)
+			parent = b.newTask(ev.a.pid, b.str(ev.a.comm), nil)
 			parent.state, parent.since = stRunning, b.cpuFirst[ev.cpu]
 		}
 	}
@@ -444,13 +449,13 @@ func (b *builder) onFork(ev *event) {
 	var c *btask
 	if parent != nil && !parent.filtered {
 		b.awake(parent, now)
-		c = b.newTask(ev.b.pid, ev.b.comm, parent)
+		c = b.newTask(ev.b.pid, b.str(ev.b.comm), parent)
 		if !c.filtered {
 			b.flushRun(parent, now)
 			b.emit(parent, workload.TraceOp{Kind: workload.TraceFork, Task: c.idx})
 		}
 	} else {
-		c = b.newTask(ev.b.pid, ev.b.comm, nil)
+		c = b.newTask(ev.b.pid, b.str(ev.b.comm), nil)
 		if !c.filtered {
 			b.drop(DropUntracedFork)
 			if now > b.t0 {
@@ -459,6 +464,16 @@ func (b *builder) onFork(ev *event) {
 		}
 	}
 	c.state = stWoken
+}
+
+// errTooManyTasks and errTooManyOps say which limit of the replay a
+// trace crosses, and what to do.
+func errTooManyTasks(limit int, fix string) error {
+	return fmt.Errorf("more than %d tasks (the replay's limit, workload.TraceMaxTasks); %s", limit, fix)
+}
+
+func errTooManyOps(limit int, fix string) error {
+	return fmt.Errorf("more than %d ops (the replay's limit, workload.TraceMaxOps); %s", limit, fix)
 }
 
 // finish closes every task at the end of the trace.

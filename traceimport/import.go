@@ -2,7 +2,6 @@ package traceimport
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -49,63 +48,85 @@ type Summary struct {
 	SkippedEvents map[string]int // events of other types, by name
 }
 
-// Import reads a trace and returns the replayable workload and a summary.
-// Input that cannot be read is refused with the line (number and text).
+// limits bound an import (tests lower them, to cross them cheaply).
+type limits struct {
+	inputBytes int64 // uncompressed
+	events     int
+	tasks, ops int // the replay's: workload.TraceMaxTasks, TraceMaxOps
+}
+
+var importLimits = limits{inputBytes: MaxInputBytes, events: MaxEvents, tasks: workload.TraceMaxTasks, ops: workload.TraceMaxOps}
+
+// Import reads a trace held in memory: ImportReader of its bytes.
 func Import(data []byte, opt Options) (*workload.TraceFile, *Summary, error) {
-	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, nil, fmt.Errorf("line 1: bad gzip data: %v", err)
-		}
-		plain, err := io.ReadAll(io.LimitReader(zr, MaxInputBytes+1))
-		if err != nil {
-			return nil, nil, fmt.Errorf("line 1: bad gzip data: %v", err)
-		}
-		if len(plain) > MaxInputBytes {
-			return nil, nil, fmt.Errorf("line 1: the trace is larger than %d bytes uncompressed (the import's limit)", MaxInputBytes)
-		}
-		data = plain
-	}
-	if len(data) > MaxInputBytes {
-		return nil, nil, fmt.Errorf("line 1: the trace is larger than %d bytes (the import's limit)", MaxInputBytes)
-	}
+	return ImportReader(bytes.NewReader(data), opt)
+}
+
+// ImportReader reads a trace and returns the replayable workload and a
+// summary. Input that cannot be read is refused with the line (number
+// and text).
+//
+// It reads r as a stream, never whole: gzip (recognised by its first
+// bytes) is decompressed as it is read, and the limits — MaxInputBytes
+// (uncompressed), MaxEvents, and the replay's workload.TraceMaxTasks and
+// TraceMaxOps — refuse a trace at the line that crosses them (for text
+// whose lines go back in time, the task and op limits apply once it is
+// read and sorted). What it holds until the end is the events (64 bytes
+// each, see eventLog) and the workload being built.
+func ImportReader(r io.Reader, opt Options) (*workload.TraceFile, *Summary, error) {
+	return importStream(r, opt, importLimits)
+}
+
+func importStream(r io.Reader, opt Options, lim limits) (*workload.TraceFile, *Summary, error) {
 	f := opt.Format
 	if f == "" {
 		f = FormatAuto
 	}
 	switch f {
-	case FormatAuto:
-		if t := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-			f = FormatChrome
-		}
-	case FormatFtrace, FormatPerf, FormatChrome:
+	case FormatAuto, FormatFtrace, FormatPerf, FormatChrome:
 	default:
 		return nil, nil, fmt.Errorf("unknown format %q (allowed: auto, ftrace, perf, chrome)", f)
 	}
-	var evs []event
+	in, err := openInput(r, lim.inputBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	src := io.Reader(in)
+	if f == FormatAuto {
+		var isJSON bool
+		if src, isJSON, err = opensJSON(in); err != nil {
+			return nil, nil, err
+		}
+		if isJSON {
+			f = FormatChrome
+		}
+	}
+	strs := newStrTable()
 	var st *textStats
-	var err error
+	var sink *eventSink
 	if f == FormatChrome {
-		evs, st, err = parseChrome(data, MaxEvents)
+		sink = newEventSink(opt, lim, strs, false)
+		st, err = parseChrome(src, opt, lim, strs, sink)
 	} else {
-		evs, st, err = parseText(data, f, MaxEvents)
-		// Per-CPU buffers are merged by time; keep the file's order on
-		// ties.
-		sort.SliceStable(evs, func(i, j int) bool { return evs[i].ts < evs[j].ts })
+		sink = newEventSink(opt, lim, strs, true)
+		st, err = parseText(src, f, strs, sink)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(evs) == 0 {
+	if sink.log.n == 0 {
 		return nil, nil, fmt.Errorf("lines 1-%d: no scheduler events (sched_switch, sched_waking, sched_wakeup, ...); record with -e sched_switch -e sched_waking -e sched_wakeup (see README, \"Your workload: importing a trace\")", st.lines)
 	}
-	b := newBuilder(opt, evs[0].ts)
-	for i := range evs {
-		b.handle(&evs[i])
-		if b.err != nil {
-			return nil, nil, fmt.Errorf("line %d: %v", evs[i].line, b.err)
-		}
+	b, err := sink.built()
+	if err != nil {
+		return nil, nil, err
 	}
+	return summarize(b, st, f, sink.log.n, opt)
+}
+
+// summarize closes the build and writes what it kept and lost into the
+// file's "source" and "dropped" and the summary.
+func summarize(b *builder, st *textStats, f Format, events int, opt Options) (*workload.TraceFile, *Summary, error) {
 	b.finish()
 	if b.err != nil {
 		return nil, nil, b.err
@@ -120,7 +141,7 @@ func Import(data []byte, opt Options) (*workload.TraceFile, *Summary, error) {
 	if format == "" {
 		format = f
 	}
-	sum := &Summary{Format: format, Lines: st.lines, Events: len(evs), Tasks: len(b.file.Tasks),
+	sum := &Summary{Format: format, Lines: st.lines, Events: events, Tasks: len(b.file.Tasks),
 		Wakes: b.wakes, TimedSleeps: b.timed, Pairs: len(b.pairs), WakePairs: b.pairs, DurationNS: b.file.DurationNS,
 		Dropped: b.dropped, SkippedEvents: st.skipped}
 	for i := range b.file.Tasks {
@@ -136,7 +157,7 @@ func Import(data []byte, opt Options) (*workload.TraceFile, *Summary, error) {
 		b.file.Dropped[DropEventTypePref+k] = v
 	}
 	b.file.Source = map[string]any{
-		"format": string(format), "events": len(evs), "lines": st.lines,
+		"format": string(format), "events": events, "lines": st.lines,
 		"start_s": float64(b.t0) / 1e9, "keep_kthreads": opt.KeepKthreads,
 		"wakes_kept": b.wakes, "timed_sleeps": b.timed,
 	}
@@ -148,6 +169,81 @@ func Import(data []byte, opt Options) (*workload.TraceFile, *Summary, error) {
 		return nil, nil, fmt.Errorf("internal error: the imported workload does not validate: %v", err)
 	}
 	return b.file, sum, nil
+}
+
+// eventSink takes the events as they are read. For text, which comes in
+// time order from every tracer's merged output, it builds each at once,
+// so that the replay's limits (tasks, ops) refuse a trace at the line
+// that crosses them; it keeps them all too, in case a later line goes
+// back in time (per-CPU buffers one after the other): then what was
+// built is dropped, and the events are merged by time and built once the
+// trace is read, as for Chrome JSON (whose slices come in no time order).
+type eventSink struct {
+	opt  Options
+	lim  limits
+	strs *strTable
+	log  eventLog
+	// b builds the events as they come; nil once one came before the
+	// one before it (or for Chrome).
+	b      *builder
+	lastTS int64
+}
+
+func newEventSink(opt Options, lim limits, strs *strTable, streaming bool) *eventSink {
+	s := &eventSink{opt: opt, lim: lim, strs: strs}
+	if streaming {
+		// The first event is the earliest while the events are in order.
+		s.b = newBuilder(opt, lim, strs, 0)
+	}
+	return s
+}
+
+// add takes a text event; cut says how to make a trace smaller.
+func (s *eventSink) add(ev *event, cut string) error {
+	if s.log.n >= s.lim.events {
+		return fmt.Errorf("line %d: more than %d scheduler events (the import's limit); %s", ev.line, s.lim.events, cut)
+	}
+	switch {
+	case s.log.n == 0 && s.b != nil:
+		s.b.t0, s.b.tEnd = ev.ts, ev.ts
+	case ev.ts < s.lastTS:
+		s.b = nil // out of time order: built at the end
+	}
+	s.lastTS = ev.ts
+	s.log.add(ev)
+	if s.b != nil {
+		s.b.handle(ev)
+		if s.b.err != nil {
+			return fmt.Errorf("line %d: %v", ev.line, s.b.err)
+		}
+	}
+	return nil
+}
+
+// keep takes an event to be built at the end.
+func (s *eventSink) keep(ev *event) {
+	s.b = nil
+	s.log.add(ev)
+}
+
+// built returns the build of every event, in time order.
+func (s *eventSink) built() (*builder, error) {
+	if s.b != nil {
+		return s.b, nil // built as read
+	}
+	var err error
+	s.log.eachByTime(func(ev *event) bool {
+		if s.b == nil {
+			s.b = newBuilder(s.opt, s.lim, s.strs, ev.ts)
+		}
+		s.b.handle(ev)
+		if s.b.err != nil {
+			err = fmt.Errorf("line %d: %v", ev.line, s.b.err)
+			return false
+		}
+		return true
+	})
+	return s.b, err
 }
 
 // Marshal renders a workload file as JSON: one task per line block, one

@@ -11,8 +11,9 @@
 package traceimport
 
 import (
-	"bytes"
 	"fmt"
+	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -55,33 +56,35 @@ var kindNames = map[string]kind{
 // Chrome export says which CPU a wakeup was decided on, not by whom).
 const pidCurrent = -2
 
-// event is one parsed scheduler event.
+// event is one parsed scheduler event, 64 bytes: the import holds every
+// one until the trace is read (see eventLog), so it keeps numbers and
+// string ids, not the line.
 type event struct {
-	line int
 	ts   int64 // ns
-	cpu  int
-	kind kind
+	line int32
+	cpu  int32
 	// pid and comm are the line's task: the one current on the CPU
 	// (common_pid), the waker of a wakeup.
-	pid  int
-	comm string
-	// irq: the event happened in interrupt context (the flags say h, s
-	// or z), so the line's task did not cause it.
-	irq bool
+	pid  int32
+	comm strID
 	// a is prev (switch), the wakee (wakeups), the parent (fork), the
 	// task (exit, migrate); b is next (switch) or the child (fork).
 	a, b  taskRef
-	state string // switch: prev_state
+	state strID // switch: prev_state
+	kind  kind
+	// irq: the event happened in interrupt context (the flags say h, s
+	// or z), so the line's task did not cause it.
+	irq bool
 	// order breaks ties between events at the same ts (Chrome only:
 	// switches before wakeups); text keeps the file's order.
-	order int
+	order uint8
 }
 
 type taskRef struct {
-	comm string
-	pid  int
-	prio int
-	has  bool // prio given
+	comm strID
+	pid  int32
+	prio int32 // clamped to int32: anything outside 100..139 is real-time alike
+	has  bool  // prio given
 }
 
 // ParseError is an input line that cannot be read.
@@ -139,20 +142,20 @@ var (
 	migrateArgs      = regexp.MustCompile(`^comm=(.*) pid=(-?\d+) prio=(-?\d+) orig_cpu=(\d+) dest_cpu=(\d+)\s*$`)
 )
 
-// parseText reads ftrace or perf text. f is FormatFtrace, FormatPerf or
-// FormatAuto (each line may be either).
-func parseText(data []byte, f Format, limit int) ([]event, *textStats, error) {
+// parseText reads ftrace or perf text line by line, giving each event
+// to sink. f is FormatFtrace, FormatPerf or FormatAuto (each line may be
+// either).
+func parseText(r io.Reader, f Format, strs *strTable, sink *eventSink) (*textStats, error) {
 	st := &textStats{skipped: map[string]int{}}
-	var evs []event
-	lineNo := 0
-	for len(data) > 0 {
-		var raw []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			raw, data = data[:i], data[i+1:]
-		} else {
-			raw, data = data, nil
+	lines := newLineReader(r)
+	for lineNo := 1; ; lineNo++ {
+		raw, err := lines.next()
+		if err == io.EOF {
+			return st, nil
 		}
-		lineNo++
+		if err != nil {
+			return st, fmt.Errorf("line %d: %v", lineNo, err)
+		}
 		line := strings.TrimRight(string(raw), "\r")
 		st.lines++
 		if noiseLine.MatchString(line) {
@@ -165,25 +168,23 @@ func parseText(data []byte, f Format, limit int) ([]event, *textStats, error) {
 			st.lostLines++
 			continue
 		}
-		ev, name, err := parseLine(line, lineNo, f, st)
+		ev, name, err := parseLine(line, lineNo, f, st, strs)
 		if err != nil {
-			return nil, st, err
+			return st, err
 		}
 		if name != "" {
 			st.skipped[name]++
 			continue
 		}
-		evs = append(evs, ev)
-		if len(evs) > limit {
-			return nil, st, fmt.Errorf("line %d: more than %d scheduler events (the import's limit); cut the trace to a shorter window", lineNo, limit)
+		if err := sink.add(&ev, "cut the trace to a shorter window"); err != nil {
+			return st, err
 		}
 	}
-	return evs, st, nil
 }
 
 // parseLine reads one event line. A well-formed line of an event type the
 // import does not use returns its name (to be counted), no error.
-func parseLine(line string, lineNo int, f Format, st *textStats) (event, string, error) {
+func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable) (event, string, error) {
 	var comm, pidS, cpuS, flags, tsS, name, args string
 	matched := false
 	if f != FormatPerf {
@@ -225,14 +226,17 @@ func parseLine(line string, lineNo int, f Format, st *textStats) (event, string,
 	if !ok {
 		return event{}, name, nil
 	}
-	ev := event{line: lineNo, kind: k, comm: strings.TrimSpace(comm)}
-	var err error
-	if ev.pid, err = strconv.Atoi(pidS); err != nil {
+	ev := event{line: int32(lineNo), kind: k, comm: strs.id(strings.TrimSpace(comm))}
+	pid, err := strconv.ParseInt(pidS, 10, 32)
+	if err != nil {
 		return bad("pid out of range")
 	}
-	if ev.cpu, err = strconv.Atoi(cpuS); err != nil || ev.cpu > 1<<20 {
+	ev.pid = int32(pid)
+	cpu, err := strconv.Atoi(cpuS)
+	if err != nil || cpu > 1<<20 {
 		return bad("CPU number out of range")
 	}
+	ev.cpu = int32(cpu)
 	if ev.ts, err = parseSeconds(tsS); err != nil {
 		return bad(err.Error())
 	}
@@ -243,17 +247,17 @@ func parseLine(line string, lineNo int, f Format, st *textStats) (event, string,
 		}
 	}
 	ref := func(c, p, prio string) (taskRef, bool) {
-		pid, err := strconv.Atoi(p)
+		pid, err := strconv.ParseInt(p, 10, 32)
 		if err != nil || pid < 0 {
 			return taskRef{}, false
 		}
-		r := taskRef{comm: c, pid: pid}
+		r := taskRef{comm: strs.id(c), pid: int32(pid)}
 		if prio != "" {
 			pr, err := strconv.Atoi(prio)
 			if err != nil {
 				return taskRef{}, false
 			}
-			r.prio, r.has = pr, true
+			r.prio, r.has = clampInt32(pr), true
 		}
 		return r, true
 	}
@@ -268,7 +272,7 @@ func parseLine(line string, lineNo int, f Format, st *textStats) (event, string,
 			return bad("sched_switch fields not understood (want prev_comm= prev_pid= prev_prio= prev_state= ==> next_comm= next_pid= next_prio=)")
 		}
 		ev.a, ok1 = ref(m[1], m[2], m[3])
-		ev.state = m[4]
+		ev.state = strs.id(m[4])
 		ev.b, ok2 = ref(m[5], m[6], m[7])
 	case evWaking, evWakeup, evWakeupNew:
 		m := wakeArgs.FindStringSubmatch(args)
@@ -307,6 +311,10 @@ func parseLine(line string, lineNo int, f Format, st *textStats) (event, string,
 	}
 	return ev, "", nil
 }
+
+// clampInt32 keeps a number in int32: a priority outside 100..139 means
+// a real-time task however far outside it is.
+func clampInt32(n int) int32 { return int32(min(max(n, math.MinInt32), math.MaxInt32)) }
 
 // parseSeconds reads "<secs>.<frac>" as ns (digits past the ninth
 // decimal are dropped).

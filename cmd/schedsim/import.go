@@ -70,18 +70,19 @@ func cmdImport(args []string, stdout, stderr io.Writer) error {
 		return usagef("--format %q not allowed (allowed: auto, ftrace, perf, chrome)", f.format)
 	}
 	path := pos[0]
-	var data []byte
-	var err error
-	if path == "-" {
-		data, err = io.ReadAll(io.LimitReader(os.Stdin, traceimport.MaxInputBytes+1))
-		if err == nil && len(data) > traceimport.MaxInputBytes {
-			err = fmt.Errorf("stdin is larger than %d bytes", traceimport.MaxInputBytes)
+	// The trace is read as a stream (the import holds its events, not
+	// its text); its size limit applies as it is read.
+	in := io.Reader(os.Stdin)
+	if path != "-" {
+		fh, err := os.Open(path)
+		if err != nil {
+			return usagef("import %s: %v", path, cause(err))
 		}
-	} else {
-		data, err = readLimited(path, traceimport.MaxInputBytes)
-	}
-	if err != nil {
-		return usagef("import %s: %v", path, cause(err))
+		defer fh.Close()
+		if fi, err := fh.Stat(); err == nil && fi.IsDir() {
+			return usagef("import %s: is a directory", path)
+		}
+		in = fh
 	}
 	out := &output{flag: "-o", path: f.out}
 	var inputs []input
@@ -93,7 +94,7 @@ func cmdImport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer out.abort()
-	file, sum, err := traceimport.Import(data, traceimport.Options{Format: format, KeepKthreads: f.keepKthreads, Source: path})
+	file, sum, err := traceimport.ImportReader(in, traceimport.Options{Format: format, KeepKthreads: f.keepKthreads, Source: path})
 	if err != nil {
 		return usagef("import %s: %v", path, err)
 	}

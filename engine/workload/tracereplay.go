@@ -49,8 +49,13 @@
 // TraceMaxBytes, more than TraceMaxTasks tasks or TraceMaxOps ops in all,
 // unknown fields or ops, a task index out of range or naming the task
 // itself, a forked task that no op of its parent forks (or that two ops
-// fork), and a task that waits for t more often than t wakes it (that
-// wait could never end).
+// fork), a task that waits for t more often than t wakes it (that
+// wait could never end), tasks that fork each other (a fork cycle: none
+// starts) and tasks that wait for each other (a deadlock: each wait is
+// for a wake the other issues only after its own wait). Since a wake is
+// never lost, whether a replay finishes does not depend on timing, and
+// these last checks (tracecheck.go) are exact: a file they accept always
+// finishes, given time.
 //
 // The spec carries the file like rtapp's: "trace:b64=<base64url>", the
 // JSON gzip-compressed first (TraceSpec); on the command line
@@ -417,7 +422,10 @@ func (f *TraceFile) Validate() error {
 				p.a, shorten(f.Tasks[p.a].Name, 40), w, p.b, shorten(f.Tasks[p.b].Name, 40), wakes[pair{p.b, p.a}])
 		}
 	}
-	return nil
+	if err := f.checkForkCycles(); err != nil {
+		return err
+	}
+	return f.checkDeadlock()
 }
 
 // ---- replay ----
