@@ -82,7 +82,9 @@ func parseChrome(r io.Reader, opt Options, lim limits, strs *strTable, sink *eve
 	c := &chromeReader{lc: lc, dec: json.NewDecoder(lc), strs: strs, lim: lim,
 		st:    &textStats{skipped: map[string]int{}, formatSeen: FormatChrome},
 		flows: map[trackTime]bool{}, tally: newChromeTally(opt.KeepKthreads)}
-	if err := c.readFile(); err != nil {
+	err := c.readFile()
+	c.st.lineBytes = lc.examined
+	if err != nil {
 		return c.st, err
 	}
 	c.giveEvents(sink)

@@ -46,6 +46,8 @@ type Summary struct {
 	DurationNS    int64          // traced span
 	Dropped       map[string]int // what could not be kept, by reason
 	SkippedEvents map[string]int // events of other types, by name
+
+	lineBytes int64 // Chrome: bytes examined to number the lines (tests)
 }
 
 // limits bound an import (tests lower them, to cross them cheaply).
@@ -143,7 +145,7 @@ func summarize(b *builder, st *textStats, f Format, events int, opt Options) (*w
 	}
 	sum := &Summary{Format: format, Lines: st.lines, Events: events, Tasks: len(b.file.Tasks),
 		Wakes: b.wakes, TimedSleeps: b.timed, Pairs: len(b.pairs), WakePairs: b.pairs, DurationNS: b.file.DurationNS,
-		Dropped: b.dropped, SkippedEvents: st.skipped}
+		Dropped: b.dropped, SkippedEvents: st.skipped, lineBytes: st.lineBytes}
 	for i := range b.file.Tasks {
 		if b.file.Tasks[i].Parent != nil {
 			sum.Forked++

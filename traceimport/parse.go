@@ -115,6 +115,7 @@ type textStats struct {
 	skipped    map[string]int // events of other types, by name
 	unknownLn  int            // first line of an unreadable kind, for messages
 	formatSeen Format
+	lineBytes  int64 // Chrome: the bytes examined to number the lines
 }
 
 var (

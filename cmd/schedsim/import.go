@@ -43,18 +43,11 @@ func importFlagSet(f *importFlags) *flag.FlagSet {
 func cmdImport(args []string, stdout, stderr io.Writer) error {
 	var f importFlags
 	fs := importFlagSet(&f)
-	// Flags may come before and after TRACE.
-	var pos []string
-	for {
-		if err := parseFlags(fs, args, stdout, true); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	// Flags may come before and after TRACE (parseFlags).
+	if err := parseFlags(fs, args, stdout, true); err != nil {
+		return err
 	}
+	pos := fs.Args()
 	if len(pos) != 1 {
 		if len(pos) == 0 {
 			return usagef("import: no TRACE given (usage: schedsim import TRACE [-o FILE]; see \"schedsim import -h\")")

@@ -109,9 +109,9 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"sync/atomic"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	// encoding/json, not goccy: its Decoder.InputOffset is exact after each
 	// Token, which the line numbers of errors come from.
