@@ -100,7 +100,7 @@ reproduce:
 # user can type or paste. Each may only produce a valid config or an error
 # naming the field; their seed corpora live in each package's testdata/fuzz.
 FUZZ_TARGETS := engine/workload:FuzzWorkloadSpec engine/workload:FuzzRTApp traceimport:FuzzTraceImport \
-	engine/knob:FuzzKnobSet playground:FuzzLink presets:FuzzMachineJSON
+	engine/knob:FuzzKnobSet playground:FuzzLink presets:FuzzMachineJSON cmd/schedsim:FuzzSweepVary
 FUZZTIME ?= 10s
 
 ## fuzz-short: each fuzz target for $(FUZZTIME) (make test runs this).
