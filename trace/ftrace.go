@@ -126,7 +126,11 @@ func (f *Ftrace) onSwitch(cpu int, prev, next *engine.Task) {
 func (f *Ftrace) onWakeup(d *engine.Decision) {
 	t := f.sim.Task(d.Task)
 	cur := f.running[d.WakerCPU]
-	f.line(d.WakerCPU, cur, "sched_waking", "comm=%s pid=%d prio=%d target_cpu=%03d", comm(t), pid(t), prio(t), d.Chosen)
+	// sched_waking's target_cpu is task_cpu(p) before select_task_rq
+	// moves it (include/trace/events/sched.h, sched_wakeup_template; the
+	// tracepoint is at the top of try_to_wake_up, kernel/sched/core.c,
+	// v5.2 and v6.6): the previous CPU. sched_wakeup's is the chosen one.
+	f.line(d.WakerCPU, cur, "sched_waking", "comm=%s pid=%d prio=%d target_cpu=%03d", comm(t), pid(t), prio(t), d.Prev)
 	if d.Chosen != d.Prev {
 		f.line(d.WakerCPU, cur, "sched_migrate_task", "comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d", comm(t), pid(t), prio(t), d.Prev, d.Chosen)
 	}

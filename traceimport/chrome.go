@@ -332,7 +332,7 @@ func (c *chromeReader) giveEvents(sink *eventSink) {
 func (c *chromeReader) taskRefs() func(task int32) taskRef {
 	refs := map[int32]taskRef{}
 	for _, s := range c.slices {
-		refs[s.task] = taskRef{comm: s.name, pid: s.task + 1, prio: clampInt32(120 + int(s.nice)), has: true}
+		refs[s.task] = taskRef{comm: s.name, pid: s.task + 1, prio: clampInt16(120 + int(s.nice)), has: true}
 	}
 	return func(task int32) taskRef {
 		r, ok := refs[task]

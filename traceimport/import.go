@@ -111,7 +111,7 @@ func importStream(r io.Reader, opt Options, lim limits) (*workload.TraceFile, *S
 		st, err = parseChrome(src, opt, lim, strs, sink)
 	} else {
 		sink = newEventSink(opt, lim, strs, true)
-		st, err = parseText(src, f, strs, sink)
+		st, err = parseText(src, f, strs, func(ev *event) error { return sink.add(ev, "cut the trace to a shorter window") })
 	}
 	if err != nil {
 		return nil, nil, err

@@ -71,7 +71,11 @@ type event struct {
 	// task (exit, migrate); b is next (switch) or the child (fork).
 	a, b  taskRef
 	state strID // switch: prev_state
-	kind  kind
+	// target is a wakeup's target_cpu or a migration's dest_cpu, orig a
+	// migration's orig_cpu; -1 when the line has none (ReadSched gives
+	// them; the import does not use them).
+	target, orig int32
+	kind         kind
 	// irq: the event happened in interrupt context (the flags say h, s
 	// or z), so the line's task did not cause it.
 	irq bool
@@ -83,7 +87,7 @@ type event struct {
 type taskRef struct {
 	comm strID
 	pid  int32
-	prio int32 // clamped to int32: anything outside 100..139 is real-time alike
+	prio int16 // clamped to int16: anything outside 100..139 is real-time alike
 	has  bool  // prio given
 }
 
@@ -146,7 +150,7 @@ var (
 // parseText reads ftrace or perf text line by line, giving each event
 // to sink. f is FormatFtrace, FormatPerf or FormatAuto (each line may be
 // either).
-func parseText(r io.Reader, f Format, strs *strTable, sink *eventSink) (*textStats, error) {
+func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error) (*textStats, error) {
 	st := &textStats{skipped: map[string]int{}}
 	lines := newLineReader(r)
 	for lineNo := 1; ; lineNo++ {
@@ -177,7 +181,7 @@ func parseText(r io.Reader, f Format, strs *strTable, sink *eventSink) (*textSta
 			st.skipped[name]++
 			continue
 		}
-		if err := sink.add(&ev, "cut the trace to a shorter window"); err != nil {
+		if err := emit(&ev); err != nil {
 			return st, err
 		}
 	}
@@ -227,7 +231,7 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 	if !ok {
 		return event{}, name, nil
 	}
-	ev := event{line: int32(lineNo), kind: k, comm: strs.id(strings.TrimSpace(comm))}
+	ev := event{line: int32(lineNo), kind: k, comm: strs.id(strings.TrimSpace(comm)), target: -1, orig: -1}
 	pid, err := strconv.ParseInt(pidS, 10, 32)
 	if err != nil {
 		return bad("pid out of range")
@@ -258,7 +262,7 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 			if err != nil {
 				return taskRef{}, false
 			}
-			r.prio, r.has = clampInt32(pr), true
+			r.prio, r.has = clampInt16(pr), true
 		}
 		return r, true
 	}
@@ -284,6 +288,7 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 			return bad(name + " fields not understood (want comm= pid= prio= target_cpu=)")
 		}
 		ev.a, ok1 = ref(m[1], m[2], m[3])
+		ev.target = cpuField(m[4])
 		ok2 = true
 	case evFork:
 		m := forkArgs.FindStringSubmatch(args)
@@ -305,6 +310,7 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 			return bad("sched_migrate_task fields not understood (want comm= pid= prio= orig_cpu= dest_cpu=)")
 		}
 		ev.a, ok1 = ref(m[1], m[2], m[3])
+		ev.orig, ev.target = cpuField(m[4]), cpuField(m[5])
 		ok2 = true
 	}
 	if !ok1 || !ok2 {
@@ -313,9 +319,21 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 	return ev, "", nil
 }
 
-// clampInt32 keeps a number in int32: a priority outside 100..139 means
-// a real-time task however far outside it is.
+// clampInt32 keeps a number in int32 (a nice value of a Chrome export).
 func clampInt32(n int) int32 { return int32(min(max(n, math.MinInt32), math.MaxInt32)) }
+
+// clampInt16 keeps a priority in int16: a priority outside 100..139 means
+// a real-time task however far outside it is.
+func clampInt16(n int) int16 { return int16(min(max(n, math.MinInt16), math.MaxInt16)) }
+
+// cpuField reads a CPU number field of a line ("" or out of range: -1).
+func cpuField(s string) int32 {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 1<<20 {
+		return -1
+	}
+	return int32(n)
+}
 
 // parseSeconds reads "<secs>.<frac>" as ns (digits past the ninth
 // decimal are dropped).

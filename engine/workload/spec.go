@@ -236,6 +236,36 @@ func Check(text string, ncpu int) error {
 	return err
 }
 
+// Resolved is a spec as a real program running the same workload reads
+// it: its kind, every key's value (the one given, or the default) and
+// which keys were given.
+type Resolved struct {
+	Kind   string
+	Values map[string]string
+	Given  map[string]bool
+}
+
+// Resolve parses text and checks it as Check does. The kernel oracle's
+// guest load (cmd/guestload) reads its workloads with it, so that the
+// simulation and the real kernel run one spec with the same keys and
+// defaults.
+func Resolve(text string, ncpu int) (Resolved, error) {
+	sp, err := Parse(text)
+	if err != nil {
+		return Resolved{}, err
+	}
+	b, err := newBuilder(sp, ncpu)
+	if err != nil {
+		return Resolved{}, err
+	}
+	r := Resolved{Kind: sp.Kind, Values: map[string]string{}, Given: map[string]bool{}}
+	for _, key := range b.kind.AllKeys() {
+		r.Values[key.Name] = b.raw(key.Name)
+		r.Given[key.Name] = b.Has(key.Name)
+	}
+	return r, nil
+}
+
 func newBuilder(sp Spec, ncpu int) (*Builder, error) {
 	k := registry[sp.Kind]
 	b := &Builder{Spec: sp, kind: k, text: shorten(sp.String(), 120)}

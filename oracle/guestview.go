@@ -1,0 +1,191 @@
+package oracle
+
+import (
+	"bufio"
+	"fmt"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+
+	"schedplay/engine/cpumask"
+	"schedplay/engine/machine"
+)
+
+// GuestView is the guest kernel's own view of its machine, as its /init
+// reports it before the load runs: per CPU its package, die, core, SMT
+// siblings, L3 span and node; the nodes' distances; the scheduler
+// domains' spans (/proc/schedstat) and features (debugfs).
+type GuestView struct {
+	Kernel    string            `json:"kernel"` // uname -r
+	NCPU      int               `json:"ncpu"`
+	CPUs      []GuestCPU        `json:"cpus"`
+	Nodes     []GuestNode       `json:"nodes"`
+	Domains   [][]string        `json:"domains"` // per CPU, bottom-up: its domains' spans as CPU lists
+	Features  []string          `json:"features"`
+	Tunables  map[string]string `json:"tunables"`
+	IdleState string            `json:"-"`
+}
+
+// GuestCPU is one CPU's topology in the guest.
+type GuestCPU struct {
+	CPU      int    `json:"cpu"`
+	Package  int    `json:"package"`
+	Die      int    `json:"die"`
+	Core     int    `json:"core"`
+	Siblings string `json:"siblings"`
+	L3       string `json:"l3"`
+	Node     int    `json:"node"`
+}
+
+// GuestNode is a NUMA node of the guest.
+type GuestNode struct {
+	Node     int    `json:"node"`
+	CPUs     string `json:"cpus"`
+	Distance []int  `json:"distance"`
+}
+
+// parseGuestView reads the topology block of the guest's report.
+func parseGuestView(text string) (*GuestView, error) {
+	v := &GuestView{Tunables: map[string]string{}}
+	sc := bufio.NewScanner(strings.NewReader(text))
+	cur := -1 // the schedstat cpu whose domains follow
+	for ln := 1; sc.Scan(); ln++ {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		bad := func(why string) error { return fmt.Errorf("guest report line %d %q: %s", ln, sc.Text(), why) }
+		switch {
+		case f[0] == "uname" && len(f) == 2:
+			v.Kernel = f[1]
+		case f[0] == "ncpu" && len(f) == 2:
+			n, err := strconv.Atoi(f[1])
+			if err != nil {
+				return nil, bad("ncpu")
+			}
+			v.NCPU = n
+			v.Domains = make([][]string, n)
+		case f[0] == "cpu" && len(f) == 14:
+			c := GuestCPU{Siblings: f[9], L3: f[11]}
+			var err error
+			for _, p := range []struct {
+				dst *int
+				s   string
+			}{{&c.CPU, f[1]}, {&c.Package, f[3]}, {&c.Die, f[5]}, {&c.Core, f[7]}, {&c.Node, f[13]}} {
+				if *p.dst, err = strconv.Atoi(p.s); err != nil {
+					return nil, bad("a CPU's numbers")
+				}
+			}
+			v.CPUs = append(v.CPUs, c)
+		case f[0] == "node" && len(f) >= 5 && f[2] == "cpus" && f[4] == "distance":
+			n := GuestNode{CPUs: f[3]}
+			var err error
+			if n.Node, err = strconv.Atoi(f[1]); err != nil {
+				return nil, bad("node")
+			}
+			for _, d := range f[5:] {
+				x, err := strconv.Atoi(d)
+				if err != nil {
+					return nil, bad("distance")
+				}
+				n.Distance = append(n.Distance, x)
+			}
+			v.Nodes = append(v.Nodes, n)
+		case strings.HasPrefix(f[0], "cpu") && f[0] != "cpu":
+			n, err := strconv.Atoi(strings.TrimPrefix(f[0], "cpu"))
+			if err != nil {
+				return nil, bad("schedstat cpu")
+			}
+			cur = n
+		case strings.HasPrefix(f[0], "domain") && len(f) >= 2:
+			if cur < 0 || cur >= len(v.Domains) {
+				return nil, bad("a domain before its cpu")
+			}
+			// "domainN MASK ..." (schedstat 15) or "domainN NAME MASK
+			// ..." (16 and later).
+			mask := f[1]
+			if len(f) >= 3 && !isHexMask(f[1]) {
+				mask = f[2]
+			}
+			span, err := hexMaskList(mask)
+			if err != nil {
+				return nil, bad(err.Error())
+			}
+			v.Domains[cur] = append(v.Domains[cur], span)
+		case f[0] == "features":
+			v.Features = f[1:]
+		case f[0] == "tunable" && len(f) == 3:
+			v.Tunables[f[1]] = f[2]
+		}
+	}
+	if v.NCPU == 0 || len(v.CPUs) != v.NCPU {
+		return nil, fmt.Errorf("guest report: %d CPUs described of %d", len(v.CPUs), v.NCPU)
+	}
+	sort.Slice(v.CPUs, func(i, j int) bool { return v.CPUs[i].CPU < v.CPUs[j].CPU })
+	return v, nil
+}
+
+func isHexMask(s string) bool {
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF,", r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// hexMaskList turns a kernel CPU mask ("000000ff", comma-separated 32-bit
+// words, most significant first) into a CPU list ("0-7").
+func hexMaskList(s string) (string, error) {
+	n, ok := new(big.Int).SetString(strings.ReplaceAll(s, ",", ""), 16)
+	if !ok {
+		return "", fmt.Errorf("CPU mask %q", s)
+	}
+	m := cpumask.New(max(n.BitLen(), 1))
+	for i := 0; i < n.BitLen(); i++ {
+		if n.Bit(i) == 1 {
+			m.Set(i)
+		}
+	}
+	return m.String(), nil
+}
+
+// Check compares the guest's view with the topology the simulation
+// builds from the same shape; it returns every difference found (none:
+// the guest is the machine the simulation runs).
+func (v *GuestView) Check(tp *machine.Topology) []string {
+	var diffs []string
+	if v.NCPU != tp.NCPU {
+		return []string{fmt.Sprintf("the guest has %d CPUs, the simulated machine %d", v.NCPU, tp.NCPU)}
+	}
+	nodeOf := func(cpu int) int { return tp.Socket[cpu] } // one node per socket
+	for _, c := range v.CPUs {
+		cpu := c.CPU
+		if c.Package != tp.Socket[cpu] {
+			diffs = append(diffs, fmt.Sprintf("cpu%d: package %d in the guest, socket %d simulated", cpu, c.Package, tp.Socket[cpu]))
+		}
+		if want := tp.Siblings[tp.Core[cpu]].String(); c.Siblings != want {
+			diffs = append(diffs, fmt.Sprintf("cpu%d: SMT siblings %s in the guest, %s simulated", cpu, c.Siblings, want))
+		}
+		if want := tp.LLCSpan[tp.LLC[cpu]].String(); c.L3 != want {
+			diffs = append(diffs, fmt.Sprintf("cpu%d: L3 %s in the guest, LLC %s simulated", cpu, c.L3, want))
+		}
+		if tp.Spec.Topology.Sockets > 1 && c.Node != nodeOf(cpu) {
+			diffs = append(diffs, fmt.Sprintf("cpu%d: node %d in the guest, %d simulated", cpu, c.Node, nodeOf(cpu)))
+		}
+		if cpu < len(v.Domains) && len(v.Domains[cpu]) > 0 {
+			var want []string
+			for _, d := range tp.Domains[cpu] {
+				want = append(want, d.Span.String())
+			}
+			if got := v.Domains[cpu]; strings.Join(got, " ") != strings.Join(want, " ") {
+				diffs = append(diffs, fmt.Sprintf("cpu%d: scheduler domains %s in the guest, %s simulated", cpu, strings.Join(got, " ⊂ "), strings.Join(want, " ⊂ ")))
+			}
+		}
+	}
+	if len(diffs) > 8 {
+		diffs = append(diffs[:8], fmt.Sprintf("… and %d more", len(diffs)-8))
+	}
+	return diffs
+}

@@ -1,0 +1,133 @@
+package oracle
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// The guest's userland: busybox (the static build Debian packages as
+// busybox-static) for the shell and its tools, the project's own guest
+// load (cmd/guestload, built static for linux/amd64), and an /init script
+// that reports the guest's view of its topology, traces the scheduler
+// while the load runs and powers off. Everything the host reads comes
+// over the second serial port (/dev/ttyS1), framed by marker lines; the
+// first (ttyS0) is the kernel's console.
+
+// The markers framing the guest's report on ttyS1.
+const (
+	markTopology = "=== schedplay topology ==="
+	markLoad     = "=== schedplay load ==="
+	markTrace    = "=== schedplay trace ==="
+	markEnd      = "=== schedplay end ==="
+)
+
+// traceEvents are the sched tracepoints the guest records.
+var traceEvents = []string{"sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_switch",
+	"sched_migrate_task", "sched_process_fork", "sched_process_exit"}
+
+// initScript is /init: %s are the trace events (space-separated) and the
+// guest load's arguments.
+const initScript = `#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs dev /dev
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+out=/dev/ttyS1
+T=/sys/kernel/tracing
+{
+echo "` + markTopology + `"
+echo "uname $(uname -r)"
+echo "ncpu $(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)"
+for c in /sys/devices/system/cpu/cpu[0-9]*; do
+  n=${c##*cpu}
+  t=$c/topology
+  l3=$(cat $c/cache/index3/shared_cpu_list 2>/dev/null)
+  node=$(ls -d $c/node* 2>/dev/null | head -n 1)
+  echo "cpu $n package $(cat $t/physical_package_id) die $(cat $t/die_id 2>/dev/null) core $(cat $t/core_id) siblings $(cat $t/thread_siblings_list) l3 ${l3:--} node ${node##*node}"
+done
+for d in /sys/devices/system/node/node[0-9]*; do
+  [ -d $d ] && echo "node ${d##*node} cpus $(cat $d/cpulist) distance $(cat $d/distance)"
+done
+grep -E "^(cpu|domain)" /proc/schedstat | cut -d" " -f1-3
+echo "features $(cat /sys/kernel/debug/sched/features 2>/dev/null)"
+for f in base_slice_ns migration_cost_ns nr_migrate tunable_scaling; do
+  [ -f /sys/kernel/debug/sched/$f ] && echo "tunable $f $(cat /sys/kernel/debug/sched/$f)"
+done
+} > $out
+echo 0 > $T/tracing_on
+echo global > $T/trace_clock
+echo %d > $T/buffer_size_kb
+for e in %s; do echo 1 > $T/events/sched/$e/enable; done
+echo "` + markLoad + `" > $out
+echo 1 > $T/tracing_on
+/bin/guestload %s > /tmp/load.out 2>&1
+echo "exit $?" >> /tmp/load.out
+echo 0 > $T/tracing_on
+cat /tmp/load.out > $out
+echo "` + markTrace + `" > $out
+cat $T/trace > $out
+echo "` + markEnd + `" > $out
+sync
+poweroff -f
+`
+
+// initramfsOptions say what goes in.
+type initramfsOptions struct {
+	Busybox   string   // the static busybox binary
+	GuestLoad []byte   // cmd/guestload, static linux/amd64
+	LoadArgs  []string // its arguments
+	BufferKB  int      // trace buffer per CPU
+}
+
+// buildInitramfs returns the gzip'd cpio archive.
+func buildInitramfs(o initramfsOptions) ([]byte, error) {
+	bb, err := os.ReadFile(o.Busybox)
+	if err != nil {
+		return nil, fmt.Errorf("busybox: %v (apt-get install busybox-static)", err)
+	}
+	a := newArchive()
+	for _, d := range []string{"bin", "dev", "proc", "sys", "tmp", "sys/kernel/debug", "sys/kernel/tracing"} {
+		a.dir(d)
+	}
+	a.file("bin/busybox", 0o755, bb)
+	a.symlink("bin/sh", "busybox")
+	a.file("bin/guestload", 0o755, o.GuestLoad)
+	args := make([]string, len(o.LoadArgs))
+	for i, s := range o.LoadArgs {
+		args[i] = shellQuote(s)
+	}
+	a.file("init", 0o755, []byte(fmt.Sprintf(initScript, o.BufferKB, strings.Join(traceEvents, " "), strings.Join(args, " "))))
+	var out bytes.Buffer
+	if err := a.write(&out); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// shellQuote quotes s for the guest's sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// buildGuestLoad compiles cmd/guestload as a static linux/amd64 binary
+// (CGO_ENABLED=0) from the module at root.
+func buildGuestLoad(root, goBin string) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "schedplay-guestload-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "guestload")
+	cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./cmd/guestload")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building the guest load: %v\n%s", err, b)
+	}
+	return os.ReadFile(out)
+}

@@ -1,0 +1,123 @@
+package oracle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// TimeMode is how the guest's clock runs.
+type TimeMode string
+
+const (
+	// Icount: single-threaded TCG with -icount shift=0,sleep=off: guest
+	// time follows the instructions executed, 1 ns each, and an idle
+	// guest skips ahead to its next timer. The guest is a 1 GHz machine
+	// whose memory never stalls, and what it does in guest time does not
+	// depend on how busy the host is: the same inputs give the same trace.
+	Icount TimeMode = "icount"
+	// HostClock: multi-threaded TCG; the guest clock follows the host's,
+	// so a loaded host stretches everything the guest times.
+	HostClock TimeMode = "host"
+)
+
+// bootOptions say how to boot one guest.
+type bootOptions struct {
+	QEMU    string // qemu-system-x86_64
+	Kernel  string // vmlinuz
+	Initrd  string // the initramfs
+	Shape   Shape
+	Time    TimeMode
+	Dir     string        // where the console log and the report go
+	Timeout time.Duration // of wall time
+}
+
+// bootResult is what came back: the guest's report (ttyS1) and console.
+type bootResult struct {
+	Report  string
+	Console string
+	Wall    time.Duration
+	Accel   string // what QEMU ran with, for the record
+}
+
+// qemuArgs is the command line of a boot.
+func (o *bootOptions) qemuArgs(report, console string) []string {
+	accel := []string{"-accel", "tcg,thread=multi"}
+	if o.Time == Icount {
+		accel = []string{"-accel", "tcg,thread=single", "-icount", "shift=0,sleep=off"}
+	}
+	args := append(accel, o.Shape.qemuArgs()...)
+	return append(args,
+		"-kernel", o.Kernel, "-initrd", o.Initrd,
+		// sched_verbose: the domains' spans in debugfs; nokaslr and
+		// no watchdogs: fewer sources of variation between boots.
+		"-append", "console=ttyS0 quiet panic=-1 sched_verbose nokaslr nowatchdog nosoftlockup",
+		"-display", "none", "-no-reboot", "-monitor", "none", "-nodefaults",
+		"-serial", "file:"+console, "-serial", "file:"+report,
+	)
+}
+
+// boot runs the guest to its poweroff (or the timeout).
+func boot(ctx context.Context, o bootOptions) (*bootResult, error) {
+	report, console := filepath.Join(o.Dir, "report.txt"), filepath.Join(o.Dir, "console.log")
+	args := o.qemuArgs(report, console)
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, o.QEMU, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	res := &bootResult{Wall: time.Since(start), Accel: accelText(o.Time)}
+	rb, _ := os.ReadFile(report)
+	cb, _ := os.ReadFile(console)
+	res.Report, res.Console = string(rb), string(cb)
+	if ctx.Err() == context.DeadlineExceeded {
+		return res, fmt.Errorf("the guest did not power off within %v (console tail: %s)", o.Timeout, tail(res.Console, 600))
+	}
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return res, fmt.Errorf("qemu exited %d: %s (console tail: %s)", ee.ExitCode(), strings.TrimSpace(stderr.String()), tail(res.Console, 600))
+		}
+		return res, fmt.Errorf("qemu: %v", err)
+	}
+	if !strings.Contains(res.Report, markEnd) {
+		return res, fmt.Errorf("the guest powered off before its report was complete (console tail: %s)", tail(res.Console, 800))
+	}
+	return res, nil
+}
+
+func accelText(t TimeMode) string {
+	if t == Icount {
+		return "TCG, one host thread, -icount shift=0,sleep=off (guest time: 1 ns per instruction)"
+	}
+	return "TCG, one host thread per vCPU (guest time: the host's clock)"
+}
+
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		s = "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// section returns the report's text between marker a and the next
+// marker line.
+func section(report, a string) (string, bool) {
+	i := strings.Index(report, a+"\n")
+	if i < 0 {
+		return "", false
+	}
+	rest := report[i+len(a)+1:]
+	if j := strings.Index(rest, "\n=== schedplay "); j >= 0 {
+		return rest[:j+1], true
+	}
+	return rest, true
+}
