@@ -50,7 +50,9 @@ func ReadSched(r io.Reader, fn func(*SchedEvent) error) error {
 		return err
 	}
 	var se SchedEvent
-	task := func(t taskRef) SchedTask { return SchedTask{Comm: strs.str(t.comm), PID: int(t.pid), Prio: int(t.prio)} }
+	task := func(t taskRef) SchedTask {
+		return SchedTask{Comm: strs.str(t.comm), PID: int(t.pid), Prio: int(t.prio)}
+	}
 	_, err = parseText(src, FormatAuto, strs, func(ev *event) error {
 		se = SchedEvent{Line: int(ev.line), TS: ev.ts, CPU: int(ev.cpu), Name: kindName(ev.kind), PID: int(ev.pid),
 			Comm: strs.str(ev.comm), IRQ: ev.irq, TargetCPU: int(ev.target), OrigCPU: int(ev.orig)}
