@@ -17,14 +17,24 @@ import (
 // siblings, L3 span and node; the nodes' distances; the scheduler
 // domains' spans (/proc/schedstat) and features (debugfs).
 type GuestView struct {
-	Kernel    string            `json:"kernel"` // uname -r
-	NCPU      int               `json:"ncpu"`
-	CPUs      []GuestCPU        `json:"cpus"`
-	Nodes     []GuestNode       `json:"nodes"`
-	Domains   [][]string        `json:"domains"` // per CPU, bottom-up: its domains' spans as CPU lists
-	Features  []string          `json:"features"`
-	Tunables  map[string]string `json:"tunables"`
-	IdleState string            `json:"-"`
+	Kernel   string            `json:"kernel"` // uname -r
+	NCPU     int               `json:"ncpu"`
+	CPUs     []GuestCPU        `json:"cpus"`
+	Nodes    []GuestNode       `json:"nodes"`
+	Domains  [][]string        `json:"domains"` // per CPU, bottom-up: its domains' spans as CPU lists
+	Features []string          `json:"features"`
+	Tunables map[string]string `json:"tunables"`
+	// IdleDriver is the cpuidle driver ("none" without one), IdleStates
+	// its states on cpu0 (name, exit latency, target residency, disabled).
+	IdleDriver string      `json:"cpuidle_driver"`
+	IdleStates []IdleState `json:"cpuidle_states"`
+}
+
+// IdleState is a cpuidle state the guest declares.
+type IdleState struct {
+	Name                       string `json:"name"`
+	ExitLatencyUS, ResidencyUS int64
+	Disabled                   bool `json:"disabled"`
 }
 
 // GuestCPU is one CPU's topology in the guest.
@@ -92,6 +102,8 @@ func parseGuestView(text string) (*GuestView, error) {
 				n.Distance = append(n.Distance, x)
 			}
 			v.Nodes = append(v.Nodes, n)
+		case f[0] == "cpuidle" && len(f) == 2:
+			v.IdleDriver = f[1]
 		case strings.HasPrefix(f[0], "cpu") && f[0] != "cpu":
 			n, err := strconv.Atoi(strings.TrimPrefix(f[0], "cpu"))
 			if err != nil {
@@ -117,6 +129,15 @@ func parseGuestView(text string) (*GuestView, error) {
 			v.Features = f[1:]
 		case f[0] == "tunable" && len(f) == 3:
 			v.Tunables[f[1]] = f[2]
+		case f[0] == "idlestate" && len(f) == 5:
+			st := IdleState{Name: f[1], Disabled: f[4] != "0"}
+			var err1, err2 error
+			st.ExitLatencyUS, err1 = strconv.ParseInt(f[2], 10, 64)
+			st.ResidencyUS, err2 = strconv.ParseInt(f[3], 10, 64)
+			if err1 != nil || err2 != nil {
+				return nil, bad("idle state")
+			}
+			v.IdleStates = append(v.IdleStates, st)
 		}
 	}
 	if v.NCPU == 0 || len(v.CPUs) != v.NCPU {
@@ -188,4 +209,29 @@ func (v *GuestView) Check(tp *machine.Topology) []string {
 		diffs = append(diffs[:8], fmt.Sprintf("… and %d more", len(diffs)-8))
 	}
 	return diffs
+}
+
+// withIdle is spec with the guest's cpuidle: its driver's states as it
+// declares them (POLL polls; no state is core-level: QEMU's vCPUs power
+// nothing down), or, without a driver, the one state default_idle_call
+// uses (HLT, no exit to speak of under TCG). The guest's idle is part of
+// the machine the simulation must run, not a figure fitted to it.
+func (v *GuestView) withIdle(spec *machine.Spec) (*machine.Spec, string) {
+	sp := *spec
+	var states []machine.IdleState
+	for _, st := range v.IdleStates {
+		states = append(states, machine.IdleState{Name: st.Name, ExitLatencyUS: st.ExitLatencyUS, TargetResidencyUS: st.ResidencyUS,
+			Polling: st.Name == "POLL", Disabled: st.Disabled})
+	}
+	if v.IdleDriver == "" || v.IdleDriver == "none" || len(states) == 0 {
+		sp.IdleDriver = machine.IdleDriverNone
+		sp.IdleStates = []machine.IdleState{{Name: "HLT"}}
+		return &sp, "idle: no cpuidle driver in the guest: default_idle (HLT) in the simulation too"
+	}
+	sp.IdleDriver, sp.IdleStates = "", states
+	var names []string
+	for _, st := range states {
+		names = append(names, fmt.Sprintf("%s %d/%d µs", st.Name, st.ExitLatencyUS, st.TargetResidencyUS))
+	}
+	return &sp, fmt.Sprintf("idle: the guest's cpuidle driver %s and its states (%s) in the simulation too", v.IdleDriver, strings.Join(names, ", "))
 }

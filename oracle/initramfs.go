@@ -2,16 +2,21 @@ package oracle
 
 import (
 	"bytes"
+	_ "embed"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
+	"time"
+
+	"schedplay/engine/workload"
 )
 
 // The guest's userland: busybox (the static build Debian packages as
 // busybox-static) for the shell and its tools, the project's own guest
-// load (cmd/guestload, built static for linux/amd64), and an /init script
+// load (guest/guestload.c, built static by the host's gcc), and an /init script
 // that reports the guest's view of its topology, traces the scheduler
 // while the load runs and powers off. Everything the host reads comes
 // over the second serial port (/dev/ttyS1), framed by marker lines; the
@@ -57,6 +62,10 @@ for d in /sys/devices/system/node/node[0-9]*; do
 done
 grep -E "^(cpu|domain)" /proc/schedstat | cut -d" " -f1-3
 echo "features $(cat /sys/kernel/debug/sched/features 2>/dev/null)"
+echo "cpuidle $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)"
+for s in /sys/devices/system/cpu/cpu0/cpuidle/state[0-9]*; do
+  [ -d $s ] && echo "idlestate $(cat $s/name) $(cat $s/latency) $(cat $s/residency) $(cat $s/disable)"
+done
 for f in base_slice_ns migration_cost_ns nr_migrate tunable_scaling; do
   [ -f /sys/kernel/debug/sched/$f ] && echo "tunable $f $(cat /sys/kernel/debug/sched/$f)"
 done
@@ -81,7 +90,7 @@ poweroff -f
 // initramfsOptions say what goes in.
 type initramfsOptions struct {
 	Busybox   string   // the static busybox binary
-	GuestLoad []byte   // cmd/guestload, static linux/amd64
+	GuestLoad []byte   // guest/guestload.c, compiled static
 	LoadArgs  []string // its arguments
 	BufferKB  int      // trace buffer per CPU
 }
@@ -114,20 +123,63 @@ func buildInitramfs(o initramfsOptions) ([]byte, error) {
 // shellQuote quotes s for the guest's sh.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// buildGuestLoad compiles cmd/guestload as a static linux/amd64 binary
-// (CGO_ENABLED=0) from the module at root.
-func buildGuestLoad(root, goBin string) ([]byte, error) {
+// guestLoadC is the guest load's source (guest/guestload.c).
+//
+//go:embed guest/guestload.c
+var guestLoadC []byte
+
+// guestKinds are the workload kinds the guest load runs.
+var guestKinds = map[string]bool{"schbench": true, "hackbench": true, "pipe": true, "hog": true}
+
+// simOnlyKeys shape the simulator's cost model and mean nothing to a real
+// thread: the guest load does not get them.
+var simOnlyKeys = map[string]bool{"smt_pressure": true, "wss_kb": true}
+
+// buildGuestLoad compiles the guest load with the host's gcc, static
+// (the guest has no libc).
+func buildGuestLoad() ([]byte, error) {
 	dir, err := os.MkdirTemp("", "schedplay-guestload-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	out := filepath.Join(dir, "guestload")
-	cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./cmd/guestload")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
+	src, out := filepath.Join(dir, "guestload.c"), filepath.Join(dir, "guestload")
+	if err := os.WriteFile(src, guestLoadC, 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("gcc", "-O2", "-static", "-pthread", "-o", out, src)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building the guest load: %v\n%s", err, b)
+		return nil, fmt.Errorf("gcc -static guestload.c: %v\n%s", err, b)
 	}
 	return os.ReadFile(out)
+}
+
+// guestLoadArgs are the guest load's arguments for the workloads: every
+// key with its value as the simulator's parser resolves it (the same
+// defaults on both sides).
+func guestLoadArgs(d time.Duration, specs []workload.Resolved) ([]string, error) {
+	args := []string{fmt.Sprint(d.Nanoseconds())}
+	for i, r := range specs {
+		if !guestKinds[r.Kind] {
+			return nil, fmt.Errorf("workload %s: the guest load runs schbench, hackbench, pipe and hog", r.Kind)
+		}
+		if r.Values["latency_nice"] != "0" {
+			return nil, fmt.Errorf("workload %s: latency_nice=%s: the guest's kernel has no latency-nice (a patch set, not mainline)", r.Kind, r.Values["latency_nice"])
+		}
+		if i > 0 {
+			args = append(args, "--")
+		}
+		args = append(args, r.Kind)
+		var keys []string
+		for k := range r.Values {
+			if !simOnlyKeys[k] && k != "latency_nice" {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			args = append(args, k+"="+r.Values[k])
+		}
+	}
+	return args, nil
 }

@@ -19,7 +19,8 @@ type Kernel struct {
 	Package, Pattern string
 	// Era and Knobs make the simulation closest to this kernel: the era
 	// whose fair class and wakeup path it has, and the features its
-	// features.h turns on (Debian's build: HZ=250). Where no era matches
+	// features.h turns on (HZ comes from the image's config). Where no
+	// era matches
 	// the kernel, Note says what differs.
 	Era   string
 	Knobs []string
@@ -32,12 +33,12 @@ var Kernels = []Kernel{
 		Name: "6.1", Package: "linux-image-6.1.0-57-amd64-unsigned", Pattern: `^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$`,
 		// 6.1's fair.c is CFS with the v6.x select_idle_sibling:
 		// SIS_UTIL on, SIS_PROP off (features.h of v6.1).
-		Era: "5.2", Knobs: []string{"SIS_UTIL=true", "SIS_PROP=false", "hz=250"},
+		Era: "5.2", Knobs: []string{"SIS_UTIL=true", "SIS_PROP=false"},
 		Note: "no v6.1 era: the simulation runs v5.2's CFS with 6.1's SIS_UTIL/SIS_PROP features (6.1's newidle balance, util_est and wake list rules are not modelled)",
 	},
 	{
 		Name: "6.12", Package: "linux-image-6.12.117+deb12-amd64-unsigned", Pattern: `^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$`,
-		Era: "6.6", Knobs: []string{"hz=250"},
+		Era:  "6.6",
 		Note: "no 6.12 era yet: the simulation runs 6.6's EEVDF (no delayed dequeue, no PREEMPT_SHORT, no fair server)",
 	},
 }

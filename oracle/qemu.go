@@ -76,7 +76,9 @@ func boot(ctx context.Context, o bootOptions) (*bootResult, error) {
 	res := &bootResult{Wall: time.Since(start), Accel: accelText(o.Time)}
 	rb, _ := os.ReadFile(report)
 	cb, _ := os.ReadFile(console)
-	res.Report, res.Console = string(rb), string(cb)
+	// The serial line's tty turns "\n" into "\r\n" (onlcr).
+	res.Report = strings.ReplaceAll(string(rb), "\r\n", "\n")
+	res.Console = strings.ReplaceAll(string(cb), "\r\n", "\n")
 	if ctx.Err() == context.DeadlineExceeded {
 		return res, fmt.Errorf("the guest did not power off within %v (console tail: %s)", o.Timeout, tail(res.Console, 600))
 	}

@@ -31,6 +31,11 @@ var verbSynopsis = map[string]string{
 		"Aggregates sweep result files (shards in any order): per point and metric n, mean,\n" +
 		"stdev and the 95% confidence interval of the mean (Student's t). A run found twice\n" +
 		"(overlapping shards) is an error.\n",
+	"kernel": "usage: schedsim kernel --kernel 6.1|6.12 (--preset NAME | --smp SHAPE) --workload SPEC [flags]\n\n" +
+		"Boots the Debian kernel under QEMU on the machine's shape (a preset scaled down, LLC shape kept),\n" +
+		"checks that the guest's topology and scheduler domains are the simulated machine's, runs the\n" +
+		"workloads there with the sched tracepoints on and in the simulation of the closest era, and\n" +
+		"prints the decision measures of both, with a tolerance and a verdict each.\n",
 	"reproduce": "usage: schedsim reproduce [--json] [--quick] [--out FILE] [TARGET...]\n\n" +
 		"Runs the validation experiments (all, or the TARGETs named: V1, v1-sis-schbench, ...)\n" +
 		"and prints seed vs simulated figures and PASS/FAIL per check. Exit status 1 when a\n" +

@@ -77,6 +77,11 @@ verbs:
   machine detect [-o FILE] [--force] [--quick] [--sysfs DIR]
                           describe this machine as a preset (topology from sysfs, costs
                           measured on pinned threads; --quick skips the measurements)
+  kernel --kernel 6.1|6.12 (--preset NAME | --smp sockets=S,cores=C,threads=T[,llcs=L])
+         --workload SPEC [--duration 1s] [--time icount|host] [--format text|json]
+                          boot Debian's kernel under QEMU on the machine's shape, run the
+                          workload there and in the simulation: where wakees land,
+                          busy placements, migrations, idle-while-waiting, side by side
   twin [--machine-file FILE | --quick] [--bench pipe,messaging,schbench] [--loops N]
        [--format text|json] [--out FILE]
                           run the real benchmark (perf bench sched pipe/messaging,
@@ -89,7 +94,7 @@ exit status: 0 ok; 1 a run failed or a reproduce check failed; 2 bad usage or
 input; 3 internal error; 130 interrupted (Ctrl-C).
 `
 
-var verbNames = []string{"presets", "knobs", "workloads", "run", "compare", "reproduce", "sweep", "merge", "import"}
+var verbNames = []string{"presets", "knobs", "workloads", "run", "compare", "reproduce", "sweep", "merge", "import", "kernel"}
 
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -158,6 +163,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdMachine(ctx, args[1:], stdout, stderr)
 	case "twin":
 		return cmdTwin(ctx, args[1:], stdout, stderr)
+	case "kernel":
+		return cmdKernel(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 && verb == "help" {
 			for _, v := range verbNames {

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"schedplay/engine/machine"
+	"schedplay/oracle"
+	"schedplay/presets"
+)
+
+type kernelFlags struct {
+	kernel, preset, machineFile, smp string
+	maxCPUs                          int
+	workloads                        multiFlag
+	duration                         time.Duration
+	durFlag                          durationFlag
+	seed                             uint64
+	timeMode, format, out, keep      string
+	force                            bool
+}
+
+func kernelFlagSet(f *kernelFlags) *flag.FlagSet {
+	fs := newFlagSet("kernel")
+	var names []string
+	for _, k := range oracle.Kernels {
+		names = append(names, k.Name)
+	}
+	fs.StringVar(&f.kernel, "kernel", "", "the Debian `KERNEL` to boot: "+strings.Join(names, " or "))
+	fs.StringVar(&f.preset, "preset", "", "machine preset `NAME` whose shape the guest gets (scaled down to --max-cpus, LLC shape kept)")
+	fs.StringVar(&f.machineFile, "machine-file", "", "a machine JSON `FILE` instead of --preset")
+	fs.StringVar(&f.smp, "smp", "", "the guest's `SHAPE` instead of a preset's: sockets=S,cores=C,threads=T[,llcs=L] (C cores per socket in L LLCs)")
+	fs.IntVar(&f.maxCPUs, "max-cpus", 16, "scale a preset down to at most `N` vCPUs (TCG runs them all on one host thread)")
+	fs.Var(&f.workloads, "workload", "workload `SPEC` as run takes it (repeatable; the guest runs schbench, hackbench, pipe and hog)")
+	f.duration = time.Second
+	f.durFlag = durationFlag{d: &f.duration}
+	fs.Var(&f.durFlag, "duration", "how long the workloads run, in the guest and in the simulation (`TIME`)")
+	fs.Uint64Var(&f.seed, "seed", 1, "the simulation's `SEED`")
+	fs.StringVar(&f.timeMode, "time", "icount", "the guest's clock, `MODE`: icount (one host thread, 1 ns per instruction: deterministic) or host (one thread per vCPU, the host's clock)")
+	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text or json")
+	fs.StringVar(&f.out, "out", "", "write the output to `FILE` (whole or not at all)")
+	fs.BoolVar(&f.force, "force", false, "replace an existing --out file")
+	fs.StringVar(&f.keep, "keep", "", "keep the guest's initramfs, console, report and both traces in `DIR`")
+	return fs
+}
+
+// cmdKernel boots a real kernel on the machine's shape, runs the
+// workloads there and in the simulation, and prints both.
+func cmdKernel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f kernelFlags
+	if err := parseFlags(kernelFlagSet(&f), args, stdout, false); err != nil {
+		return err
+	}
+	if f.kernel == "" {
+		return usagef("kernel: --kernel is required (%s)", kernelNames())
+	}
+	k, err := oracle.KernelByName(f.kernel)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if f.format != "text" && f.format != "json" {
+		return usagef("--format %q not allowed (allowed: text, json)", f.format)
+	}
+	tm := oracle.TimeMode(f.timeMode)
+	if tm != oracle.Icount && tm != oracle.HostClock {
+		return usagef("--time %q not allowed (allowed: icount, host)", f.timeMode)
+	}
+	if len(f.workloads) == 0 {
+		return usagef("kernel: no --workload given (e.g. --workload schbench:m=2,t=4)")
+	}
+	if f.duration <= 0 || f.duration > time.Minute {
+		return usagef("--duration %v out of range (allowed: 1ns..1m: the guest is emulated)", f.duration)
+	}
+	if f.maxCPUs < 1 || f.maxCPUs > oracle.MaxGuestCPUs {
+		return usagef("--max-cpus %d out of range (allowed: 1..%d)", f.maxCPUs, oracle.MaxGuestCPUs)
+	}
+	base, shape, notes, err := f.machine()
+	if err != nil {
+		return err
+	}
+	if missing := oracle.Requirements(); len(missing) > 0 {
+		return usagef("kernel: this machine lacks %s: apt-get install qemu-system-x86 busybox-static cpio (see README, \"The real kernel\")", strings.Join(missing, ", "))
+	}
+	cache, err := oracle.CacheDir()
+	if err != nil {
+		return err
+	}
+	out := &output{flag: "--out", path: f.out}
+	if err := openOutputs(f.force, nil, out); err != nil {
+		return err
+	}
+	defer out.abort()
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "kernel: "+format+"\n", a...) }
+	c, err := oracle.Run(ctx, oracle.Options{Kernel: k, Base: base, Shape: shape, Notes: notes, Workloads: f.workloads,
+		Duration: f.duration, Seed: f.seed, Time: tm, Cache: cache, Keep: f.keep, Logf: logf})
+	var te *oracle.TopologyError
+	if errors.As(err, &te) {
+		return usagef("kernel: %v", err)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return &interruptedError{"interrupted; nothing compared"}
+		}
+		return fmt.Errorf("kernel: %v", err)
+	}
+	dst := newSink(stdout, out)
+	if f.format == "json" {
+		b, err := json.MarshalIndent(c, "", "  ")
+		if err != nil {
+			return err
+		}
+		dst.Write(append(b, '\n'))
+	} else {
+		c.WriteText(dst)
+	}
+	return dst.finish(f.force)
+}
+
+func kernelNames() string {
+	var names []string
+	for _, k := range oracle.Kernels {
+		names = append(names, k.Name)
+	}
+	return "allowed: " + strings.Join(names, ", ")
+}
+
+// machine is the shape the guest gets and the spec its costs come from.
+func (f *kernelFlags) machine() (*machine.Spec, oracle.Shape, []string, error) {
+	given := 0
+	for _, s := range []string{f.preset, f.machineFile, f.smp} {
+		if s != "" {
+			given++
+		}
+	}
+	if given > 1 {
+		return nil, oracle.Shape{}, nil, usagef("kernel: give one of --preset, --machine-file and --smp")
+	}
+	if f.smp != "" {
+		sh, err := oracle.ParseSMP(f.smp)
+		if err != nil {
+			return nil, sh, nil, usagef("%v", err)
+		}
+		// The costs and idle states of a generic x86 server.
+		base, _ := presets.Machine("intel-2s-44c-88t")
+		return base, sh, []string{"shape from --smp; costs and idle states of intel-2s-44c-88t"}, nil
+	}
+	var spec *machine.Spec
+	var err error
+	switch {
+	case f.machineFile != "":
+		data, rerr := readLimited(f.machineFile, presets.MaxInputBytes)
+		if rerr != nil {
+			return nil, oracle.Shape{}, nil, usagef("--machine-file %s: %v", f.machineFile, cause(rerr))
+		}
+		spec, err = presets.ParseMachine(data, f.machineFile)
+	case f.preset != "":
+		spec, err = presets.Machine(f.preset)
+	default:
+		return nil, oracle.Shape{}, nil, usagef("kernel: give --preset NAME, --machine-file FILE or --smp sockets=S,cores=C,threads=T")
+	}
+	if err != nil {
+		return nil, oracle.Shape{}, nil, usagef("kernel: %v", err)
+	}
+	sh, notes := oracle.ShapeOf(spec).Scale(f.maxCPUs)
+	return spec, sh, notes, nil
+}

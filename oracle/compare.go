@@ -1,0 +1,124 @@
+package oracle
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+)
+
+// Row is one measure: the real kernel's figure, the simulation's, the
+// tolerance and the verdict ("ok", "differs", or "—" for a figure shown
+// but not judged).
+type Row struct {
+	Name      string  `json:"name"`
+	Real      float64 `json:"real"`
+	Sim       float64 `json:"sim"`
+	Tolerance float64 `json:"tolerance"`
+	Relative  bool    `json:"relative,omitempty"` // tolerance is a fraction of the real figure
+	Verdict   string  `json:"verdict"`
+	Unit      string  `json:"unit,omitempty"`
+}
+
+// The tolerances, set before any comparison was run and never moved to
+// make one pass: a share of wakeups may differ by 10 points, a rate by a
+// quarter of the real one, the spread of the first runs by a quarter.
+const (
+	shareTolerance  = 0.10
+	rateTolerance   = 0.25
+	spreadTolerance = 0.25
+)
+
+// compare lays the measures side by side.
+func compare(real, sim *Measures, tm TimeMode) []Row {
+	var rows []Row
+	share := func(name string, r, s float64) {
+		rows = append(rows, judge(Row{Name: name, Real: r, Sim: s, Tolerance: shareTolerance}))
+	}
+	for d := 0; d < nDist; d++ {
+		share("lands vs prev CPU: "+DistNames[d], real.VsPrev[d], sim.VsPrev[d])
+	}
+	for d := 0; d < nDist; d++ {
+		share("lands vs waker's CPU: "+DistNames[d], real.VsWaker[d], sim.VsWaker[d])
+	}
+	share("placed on a busy CPU", real.PlacedBusy, sim.PlacedBusy)
+	for d := SMTSibling; d < nDist; d++ {
+		share("migrations per wakeup: "+DistNames[d], real.MigrationsPerWakeup[d], sim.MigrationsPerWakeup[d])
+	}
+	rows = append(rows, judge(Row{Name: "first runs' LLC spread", Real: real.FirstRunLLCSpread, Sim: sim.FirstRunLLCSpread, Tolerance: spreadTolerance}))
+	share("CPU time idle while a task waits elsewhere", real.IdleWhileWaiting, sim.IdleWhileWaiting)
+	rows = append(rows, judge(Row{Name: "context switches per wakeup", Real: real.SwitchesPerWakeup, Sim: sim.SwitchesPerWakeup, Tolerance: rateTolerance, Relative: true}))
+	// Latencies are shown, not judged: the guest's clock is emulated
+	// (icount: a 1 GHz machine whose memory never stalls), the
+	// simulation's costs are the preset's hardware.
+	unit := "µs, emulated time"
+	if tm == HostClock {
+		unit = "µs, TCG on a shared host"
+	}
+	rows = append(rows, Row{Name: "wakeup latency p50", Real: real.LatencyP50, Sim: sim.LatencyP50, Verdict: "—", Unit: unit},
+		Row{Name: "wakeup latency p99", Real: real.LatencyP99, Sim: sim.LatencyP99, Verdict: "—", Unit: unit})
+	return rows
+}
+
+func judge(r Row) Row {
+	tol := r.Tolerance
+	if r.Relative {
+		tol *= math.Abs(r.Real)
+	}
+	r.Verdict = "ok"
+	if math.Abs(r.Sim-r.Real) > tol+1e-12 {
+		r.Verdict = "differs"
+	}
+	return r
+}
+
+// Differs counts the rows beyond tolerance.
+func (c *Comparison) Differs() int {
+	n := 0
+	for _, r := range c.Measures {
+		if r.Verdict == "differs" {
+			n++
+		}
+	}
+	return n
+}
+
+// WriteText prints the comparison for a person.
+func (c *Comparison) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "kernel %s (%s %s) under QEMU: %s\n", c.Kernel, c.Package, c.Version, c.Accel)
+	fmt.Fprintf(w, "machine: %s\n", c.Shape)
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
+	fmt.Fprintf(w, "guest: %s, %d CPUs, topology as simulated (packages, SMT siblings, L3, nodes, scheduler domains)\n", c.Guest.Kernel, c.Guest.NCPU)
+	fmt.Fprintf(w, "simulation: %v — %s\n", c.Knobs, c.EraNote)
+	fmt.Fprintf(w, "workloads: %v for %g s; guest: %d wakeups of %d tasks over %.3f s, trace %d KB, %.0f s of wall time; sim: %d wakeups of %d tasks\n",
+		c.Workloads, c.Duration, c.Real.Wakeups, c.Real.Tasks, float64(c.Real.SpanNS)/1e9, c.TraceKB, c.WallS, c.Sim.Wakeups, c.Sim.Tasks)
+	for _, l := range c.Load {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\nmeasure\treal\tsim\tdifference\ttolerance\tverdict\t\n")
+	for _, r := range c.Measures {
+		tol := fmt.Sprintf("± %.2f", r.Tolerance)
+		if r.Relative {
+			tol = fmt.Sprintf("± %.0f%%", 100*r.Tolerance)
+		}
+		if r.Verdict == "—" {
+			tol = r.Unit
+		}
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%+.3f\t%s\t%s\t\n", r.Name, r.Real, r.Sim, r.Sim-r.Real, tol, r.Verdict)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d of %d judged measures differ beyond tolerance\n", c.Differs(), c.judged())
+}
+
+func (c *Comparison) judged() int {
+	n := 0
+	for _, r := range c.Measures {
+		if r.Verdict != "—" {
+			n++
+		}
+	}
+	return n
+}

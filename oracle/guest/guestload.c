@@ -1,0 +1,652 @@
+// guestload: the simulator's workloads on a real Linux kernel, for the
+// kernel oracle (schedsim kernel). It is C, compiled static by the host's
+// gcc when the initramfs is built, because the Go runtime gets between a
+// wakeup and its thread: a Go version, measured in the guest, had 65 of
+// its 187 workload wakeups made by the runtime's own threads (sysmon
+// polling every 20 µs while a thread spins, a thread parked and handed
+// back on leaving a system call), which the real tools do not have. Here
+// a task is a thread (pthread) or a process (fork), as in the real tool.
+//
+// The host resolves each spec with the simulator's parser (the same keys
+// and defaults) and passes every value explicitly:
+//
+//   guestload DURATION_NS KIND key=value ... [-- KIND key=value ...]
+//
+// Kinds: schbench (m t c s p), hackbench (g f l s p T), pipe (l T), hog
+// (n place); every kind takes nice and cpus (a cpulist, "" = all). At the
+// end it prints one line per workload, "guestload: {json}", on stdout.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static atomic_int stopping;
+
+static int64_t now_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void die(const char *what) {
+	fprintf(stderr, "guestload: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+// ---- the keys of one workload ------------------------------------------
+
+#define MAXKEYS 32
+struct spec {
+	const char *kind;
+	int n;
+	const char *key[MAXKEYS], *val[MAXKEYS];
+};
+
+static const char *get(struct spec *s, const char *k) {
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->key[i], k))
+			return s->val[i];
+	fprintf(stderr, "guestload: %s: no key %s\n", s->kind, k);
+	exit(2);
+}
+
+static long num(struct spec *s, const char *k) { return atol(get(s, k)); }
+
+// A task's setup: its name (the comm the trace shows), nice and CPUs.
+struct common {
+	int nice;
+	cpu_set_t cpus;
+	int has_cpus;
+};
+
+static void parse_cpus(const char *list, struct common *c) {
+	CPU_ZERO(&c->cpus);
+	c->has_cpus = 0;
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%s", list);
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		int a, b;
+		if (sscanf(tok, "%d-%d", &a, &b) == 2) {
+			for (int i = a; i <= b; i++)
+				CPU_SET(i, &c->cpus);
+		} else if (sscanf(tok, "%d", &a) == 1) {
+			CPU_SET(a, &c->cpus);
+		}
+		c->has_cpus = 1;
+	}
+}
+
+static void setup(const char *name, struct common *c, int pin) {
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+	if (c->nice)
+		setpriority(PRIO_PROCESS, syscall(SYS_gettid), c->nice);
+	if (pin >= 0) {
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(pin, &one);
+		sched_setaffinity(0, sizeof one, &one);
+	} else if (c->has_cpus) {
+		sched_setaffinity(0, sizeof c->cpus, &c->cpus);
+	}
+}
+
+// ---- futexes, as schbench's fwait/fpost ---------------------------------
+
+#define FUTEX_BLOCKED 0
+#define FUTEX_RUNNING 1
+
+static long futex(atomic_int *uaddr, int op, int val) { return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0); }
+
+// fpost hands the word to its waiter and wakes it.
+static void fpost(atomic_int *f) {
+	int expect = FUTEX_BLOCKED;
+	if (atomic_compare_exchange_strong(f, &expect, FUTEX_RUNNING))
+		futex(f, FUTEX_WAKE_PRIVATE, 1);
+}
+
+// fwait takes a post, sleeping in the kernel until there is one.
+static void fwait(atomic_int *f) {
+	for (;;) {
+		int expect = FUTEX_RUNNING;
+		if (atomic_compare_exchange_strong(f, &expect, FUTEX_BLOCKED))
+			return;
+		futex(f, FUTEX_WAIT_PRIVATE, FUTEX_BLOCKED);
+	}
+}
+
+static void spin_ns(int64_t ns) {
+	int64_t end = now_ns() + ns;
+	while (now_ns() < end)
+		;
+}
+
+static void sleep_ns(int64_t ns) {
+	struct timespec ts = {ns / 1000000000, ns % 1000000000};
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+// ---- latency samples ----------------------------------------------------
+
+struct hist {
+	pthread_mutex_t mu;
+	int64_t *v;
+	long n, cap;
+};
+
+static void hist_add(struct hist *h, int64_t us) {
+	pthread_mutex_lock(&h->mu);
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 4096;
+		h->v = realloc(h->v, h->cap * sizeof *h->v);
+	}
+	h->v[h->n++] = us;
+	pthread_mutex_unlock(&h->mu);
+}
+
+static int cmp64(const void *a, const void *b) {
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void hist_print(struct hist *h, char *out, size_t len) {
+	if (!h->n) {
+		snprintf(out, len, "null");
+		return;
+	}
+	qsort(h->v, h->n, sizeof *h->v, cmp64);
+	long n = h->n;
+	snprintf(out, len, "{\"count\":%ld,\"p50\":%lld,\"p90\":%lld,\"p99\":%lld,\"max\":%lld}", n, (long long)h->v[n / 2],
+		 (long long)h->v[n * 9 / 10], (long long)h->v[n * 99 / 100 < n ? n * 99 / 100 : n - 1], (long long)h->v[n - 1]);
+}
+
+// ---- a workload ---------------------------------------------------------
+
+struct load {
+	struct spec spec;
+	struct common com;
+	const char *kind;
+	int threads;
+	atomic_long ops;
+	atomic_int done; // finite kinds: every task ended
+	int finite;
+	struct hist lat;
+	pthread_t *tids;
+	int ntids;
+	pid_t *pids;
+	int npids;
+	void *state;
+	void (*stop)(struct load *);
+	int64_t ended; // ns, when done
+};
+
+static void add_thread(struct load *l, void *(*fn)(void *), void *arg) {
+	l->tids = realloc(l->tids, (l->ntids + 1) * sizeof *l->tids);
+	if (pthread_create(&l->tids[l->ntids], NULL, fn, arg))
+		die("pthread_create");
+	l->ntids++;
+}
+
+static void add_pid(struct load *l, pid_t p) {
+	l->pids = realloc(l->pids, (l->npids + 1) * sizeof *l->pids);
+	l->pids[l->npids++] = p;
+}
+
+// ---- schbench (2016-2020 generation; engine/workload/schbench.go) --------
+// m message threads of t workers. A worker spins c µs, pushes itself on
+// its message thread's list, posts the message thread and waits on its
+// own futex; a message thread waits for a post, sleeps s µs plus up to
+// s/4 of jitter, reads the clock once and wakes every listed worker. Pipe
+// mode (p bytes): each side copies the buffer, and the wake time is
+// stamped per worker just before its post.
+
+struct sb_worker;
+struct sb_msg {
+	atomic_int futex;
+	_Atomic(struct sb_worker *) list;
+	struct load *l;
+	int idx;
+	char *buf;
+};
+struct sb_worker {
+	atomic_int futex;
+	struct sb_worker *next;
+	_Atomic int64_t wake_time;
+	struct sb_msg *msg;
+	int idx;
+	char *buf;
+};
+struct sb {
+	int m, t, p;
+	int64_t c_ns, s_ns;
+	struct sb_msg *msgs;
+	struct sb_worker *workers;
+};
+
+static void *sb_worker_run(void *arg) {
+	struct sb_worker *w = arg;
+	struct sb_msg *msg = w->msg;
+	struct load *l = msg->l;
+	struct sb *b = l->state;
+	char name[16];
+	snprintf(name, sizeof name, "schbench-w%d.%d", msg->idx, w->idx);
+	setup(name, &l->com, -1);
+	while (!atomic_load(&stopping)) {
+		spin_ns(b->c_ns);
+		if (b->p)
+			memcpy(w->buf, msg->buf, b->p);
+		struct sb_worker *head = atomic_load(&msg->list);
+		do
+			w->next = head;
+		while (!atomic_compare_exchange_weak(&msg->list, &head, w));
+		fpost(&msg->futex);
+		fwait(&w->futex);
+		if (atomic_load(&stopping))
+			break;
+		int64_t lat = (now_ns() - atomic_load(&w->wake_time)) / 1000;
+		hist_add(&l->lat, lat > 0 ? lat : 0);
+		atomic_fetch_add(&l->ops, 1);
+	}
+	return NULL;
+}
+
+static void *sb_msg_run(void *arg) {
+	struct sb_msg *msg = arg;
+	struct load *l = msg->l;
+	struct sb *b = l->state;
+	char name[16];
+	snprintf(name, sizeof name, "schbench-m%d", msg->idx);
+	setup(name, &l->com, -1);
+	unsigned seed = msg->idx + 1;
+	while (!atomic_load(&stopping)) {
+		fwait(&msg->futex);
+		if (atomic_load(&stopping))
+			break;
+		if (b->s_ns)
+			sleep_ns(b->s_ns + (int64_t)(rand_r(&seed) % (b->s_ns / 4 / 1000 + 1)) * 1000);
+		struct sb_worker *w = atomic_exchange(&msg->list, NULL);
+		int64_t stamp = now_ns();
+		while (w) {
+			struct sb_worker *next = w->next; // read before the post
+			if (b->p) {
+				memcpy(msg->buf, w->buf, b->p);
+				stamp = now_ns();
+			}
+			atomic_store(&w->wake_time, stamp);
+			fpost(&w->futex);
+			w = next;
+		}
+	}
+	return NULL;
+}
+
+static void sb_stop(struct load *l) {
+	struct sb *b = l->state;
+	for (int i = 0; i < b->m; i++)
+		fpost(&b->msgs[i].futex);
+	for (int i = 0; i < b->m * b->t; i++)
+		fpost(&b->workers[i].futex);
+}
+
+static void start_schbench(struct load *l) {
+	struct sb *b = calloc(1, sizeof *b);
+	l->state = b;
+	b->m = num(&l->spec, "m");
+	b->t = num(&l->spec, "t");
+	b->c_ns = num(&l->spec, "c") * 1000;
+	b->s_ns = num(&l->spec, "s") * 1000;
+	b->p = num(&l->spec, "p");
+	if (num(&l->spec, "R")) {
+		fprintf(stderr, "guestload: schbench R=%ld: RPS mode has no guest load\n", num(&l->spec, "R"));
+		exit(2);
+	}
+	l->threads = b->m * (b->t + 1);
+	l->stop = sb_stop;
+	b->msgs = calloc(b->m, sizeof *b->msgs);
+	b->workers = calloc(b->m * b->t, sizeof *b->workers);
+	for (int i = 0; i < b->m; i++) {
+		b->msgs[i] = (struct sb_msg){.l = l, .idx = i, .buf = calloc(1, b->p + 1)};
+		add_thread(l, sb_msg_run, &b->msgs[i]);
+		for (int j = 0; j < b->t; j++) {
+			struct sb_worker *w = &b->workers[i * b->t + j];
+			*w = (struct sb_worker){.msg = &b->msgs[i], .idx = j, .buf = calloc(1, b->p + 1)};
+			add_thread(l, sb_worker_run, w);
+		}
+	}
+}
+
+// ---- hackbench (rt-tests / perf bench sched messaging) -------------------
+// g groups of f receivers and f senders; each receiver reads from its own
+// socketpair (or pipe, p=1), each sender writes l messages of s bytes to
+// every receiver of its group. Processes (fork) unless T=1. Every task
+// first waits on a pipe the runner then closes, so the work starts at once.
+
+struct hb_task {
+	struct load *l;
+	int group, idx, fd, sender;
+	int *outs;
+};
+static int hb_gate[2];
+static struct {
+	int f, l, s;
+} hb;
+
+static int rw_all(int fd, char *buf, int n, int wr) {
+	while (n > 0) {
+		int k = wr ? write(fd, buf, n) : read(fd, buf, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return 0;
+		buf += k, n -= k;
+	}
+	return 1;
+}
+
+static void hb_body(struct hb_task *t) {
+	char name[16];
+	snprintf(name, sizeof name, "hackbench-%c%d.%d", t->sender ? 's' : 'r', t->group, t->idx);
+	setup(name, &t->l->com, -1);
+	char c;
+	if (read(hb_gate[0], &c, 1) < 0)
+		die("read gate");
+	char *buf = calloc(1, hb.s + 1);
+	if (t->sender) {
+		for (int i = 0; i < hb.l; i++)
+			for (int j = 0; j < hb.f; j++)
+				if (!rw_all(t->outs[j], buf, hb.s, 1))
+					return;
+	} else {
+		for (int i = 0; i < hb.f * hb.l; i++) {
+			if (!rw_all(t->fd, buf, hb.s, 0))
+				return;
+			atomic_fetch_add(&t->l->ops, 1);
+		}
+	}
+}
+
+static void *hb_thread(void *arg) {
+	hb_body(arg);
+	return NULL;
+}
+
+static void start_hackbench(struct load *l) {
+	static int started;
+	if (started++) {
+		fprintf(stderr, "guestload: one hackbench per run\n");
+		exit(2);
+	}
+	int g = num(&l->spec, "g"), threads = num(&l->spec, "T"), pipes = num(&l->spec, "p");
+	hb.f = num(&l->spec, "f");
+	hb.l = num(&l->spec, "l");
+	hb.s = num(&l->spec, "s");
+	l->threads = 2 * g * hb.f;
+	l->finite = 1;
+	if (pipe(hb_gate))
+		die("pipe");
+	for (int gi = 0; gi < g; gi++) {
+		int *outs = calloc(hb.f, sizeof *outs);
+		int *ins = calloc(hb.f, sizeof *ins);
+		for (int i = 0; i < hb.f; i++) {
+			int fds[2];
+			if (pipes ? pipe(fds) : socketpair(AF_UNIX, SOCK_STREAM, 0, fds))
+				die("channel");
+			ins[i] = fds[0], outs[i] = fds[1];
+		}
+		for (int k = 0; k < 2 * hb.f; k++) {
+			struct hb_task *t = calloc(1, sizeof *t);
+			*t = (struct hb_task){.l = l, .group = gi, .idx = k % hb.f, .sender = k >= hb.f, .outs = outs};
+			t->fd = ins[t->idx];
+			if (threads) {
+				add_thread(l, hb_thread, t);
+				continue;
+			}
+			pid_t p = fork();
+			if (p < 0)
+				die("fork");
+			if (p == 0) {
+				close(hb_gate[1]); // the gate opens when the runner's copy closes
+				hb_body(t);
+				// A receiver's count goes back in its exit status: the
+				// parent adds it up (processes share no memory).
+				_exit(t->sender ? 0 : 1);
+			}
+			add_pid(l, p);
+		}
+	}
+	close(hb_gate[1]); // every task wakes from its read (EOF) and starts
+}
+
+// ---- pipe (perf bench sched pipe) ---------------------------------------
+// Two tasks pass a 4-byte token through two pipes, l round trips;
+// processes (fork) unless T=1.
+
+struct pipe_task {
+	struct load *l;
+	int out, in, first;
+	long loops;
+};
+
+static void pipe_body(struct pipe_task *t) {
+	setup(t->first ? "pipe-a" : "pipe-b", &t->l->com, -1);
+	char b[4] = {0};
+	for (long i = 0; i < t->loops; i++) {
+		if (t->first && !rw_all(t->out, b, 4, 1))
+			return;
+		if (!rw_all(t->in, b, 4, 0))
+			return;
+		if (!t->first && !rw_all(t->out, b, 4, 1))
+			return;
+		if (t->first)
+			atomic_fetch_add(&t->l->ops, 1);
+	}
+}
+
+static void *pipe_thread(void *arg) {
+	pipe_body(arg);
+	return NULL;
+}
+
+static void start_pipe(struct load *l) {
+	int ab[2], ba[2];
+	if (pipe(ab) || pipe(ba))
+		die("pipe");
+	long loops = num(&l->spec, "l");
+	int threads = num(&l->spec, "T");
+	l->threads = 2;
+	l->finite = 1;
+	struct pipe_task *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+	*a = (struct pipe_task){.l = l, .out = ab[1], .in = ba[0], .first = 1, .loops = loops};
+	*b = (struct pipe_task){.l = l, .out = ba[1], .in = ab[0], .first = 0, .loops = loops};
+	if (threads) {
+		add_thread(l, pipe_thread, a);
+		add_thread(l, pipe_thread, b);
+		return;
+	}
+	for (int k = 0; k < 2; k++) {
+		pid_t p = fork();
+		if (p < 0)
+			die("fork");
+		if (p == 0) {
+			pipe_body(k ? b : a);
+			_exit(0);
+		}
+		add_pid(l, p);
+	}
+	// The round trips the first process made are not visible here: the
+	// finite pipe counts its loops when both processes end.
+}
+
+// ---- hog ----------------------------------------------------------------
+
+struct hog_task {
+	struct load *l;
+	int idx, pin;
+};
+
+static void *hog_run(void *arg) {
+	struct hog_task *t = arg;
+	char name[16];
+	snprintf(name, sizeof name, "hog-%d", t->idx);
+	setup(name, &t->l->com, t->pin);
+	while (!atomic_load(&stopping))
+		for (volatile int k = 0; k < 1 << 16; k++)
+			;
+	return NULL;
+}
+
+// siblings reads a CPU's SMT sibling list from sysfs.
+static int siblings(int cpu, char *out, size_t len) {
+	char path[128];
+	snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu);
+	FILE *fh = fopen(path, "r");
+	if (!fh)
+		return 0;
+	int ok = fgets(out, len, fh) != NULL;
+	fclose(fh);
+	return ok;
+}
+
+static void start_hog(struct load *l) {
+	int n = num(&l->spec, "n");
+	const char *place = get(&l->spec, "place");
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int pins[1024], npins = 0;
+	for (int cpu = 0; cpu < ncpu && npins < 1024; cpu++) {
+		if (l->com.has_cpus && !CPU_ISSET(cpu, &l->com.cpus))
+			continue;
+		if (!strcmp(place, "core")) {
+			// The first allowed thread of each core: a CPU whose SMT
+			// siblings (sysfs) are not those of a CPU already taken.
+			char sib[64];
+			if (!siblings(cpu, sib, sizeof sib))
+				continue;
+			int dup = 0;
+			for (int k = 0; k < npins && !dup; k++) {
+				char other[64];
+				dup = siblings(pins[k], other, sizeof other) && !strcmp(other, sib);
+			}
+			if (!dup)
+				pins[npins++] = cpu;
+		} else if (!strcmp(place, "cpu")) {
+			pins[npins++] = cpu;
+		}
+	}
+	l->threads = n;
+	for (int i = 0; i < n; i++) {
+		struct hog_task *t = calloc(1, sizeof *t);
+		*t = (struct hog_task){.l = l, .idx = i, .pin = npins ? pins[i % npins] : -1};
+		add_thread(l, hog_run, t);
+	}
+}
+
+// ---- the runner ---------------------------------------------------------
+
+static void *joiner(void *arg) {
+	struct load *l = arg;
+	for (int i = 0; i < l->ntids; i++)
+		pthread_join(l->tids[i], NULL);
+	for (int i = 0; i < l->npids; i++) {
+		int st;
+		while (waitpid(l->pids[i], &st, 0) < 0 && errno == EINTR)
+			;
+		if (!strcmp(l->kind, "hackbench") && WIFEXITED(st) && WEXITSTATUS(st) == 1)
+			atomic_fetch_add(&l->ops, (long)hb.f * hb.l);
+	}
+	if (!strcmp(l->kind, "pipe") && l->npids)
+		atomic_store(&l->ops, num(&l->spec, "l"));
+	l->ended = now_ns();
+	atomic_store(&l->done, 1);
+	return NULL;
+}
+
+int main(int argc, char **argv) {
+	if (argc < 3) {
+		fprintf(stderr, "usage: guestload DURATION_NS KIND key=value ... [-- KIND ...]\n");
+		return 2;
+	}
+	int64_t dur = atoll(argv[1]);
+	struct load loads[16];
+	int nl = 0;
+	for (int i = 2; i < argc && nl < 16; i++) {
+		struct load *l = &loads[nl++];
+		memset(l, 0, sizeof *l);
+		pthread_mutex_init(&l->lat.mu, NULL);
+		l->kind = l->spec.kind = argv[i++];
+		for (; i < argc && strcmp(argv[i], "--"); i++) {
+			char *eq = strchr(argv[i], '=');
+			if (!eq || l->spec.n == MAXKEYS) {
+				fprintf(stderr, "guestload: bad key %s\n", argv[i]);
+				return 2;
+			}
+			*eq = 0;
+			l->spec.key[l->spec.n] = argv[i];
+			l->spec.val[l->spec.n++] = eq + 1;
+		}
+		l->com.nice = num(&l->spec, "nice");
+		parse_cpus(get(&l->spec, "cpus"), &l->com);
+	}
+	int64_t start = now_ns();
+	pthread_t joiners[16];
+	for (int i = 0; i < nl; i++) {
+		struct load *l = &loads[i];
+		if (!strcmp(l->kind, "schbench"))
+			start_schbench(l);
+		else if (!strcmp(l->kind, "hackbench"))
+			start_hackbench(l);
+		else if (!strcmp(l->kind, "pipe"))
+			start_pipe(l);
+		else if (!strcmp(l->kind, "hog"))
+			start_hog(l);
+		else {
+			fprintf(stderr, "guestload: kind %s has no guest load\n", l->kind);
+			return 2;
+		}
+		pthread_create(&joiners[i], NULL, joiner, l);
+	}
+	// Run until the duration, or until every finite workload ended (the
+	// infinite ones only stop at the duration).
+	for (;;) {
+		int open = 0;
+		for (int i = 0; i < nl; i++)
+			if (!loads[i].finite || !atomic_load(&loads[i].done))
+				open = 1;
+		if (!open || now_ns() - start >= dur)
+			break;
+		sleep_ns(1000000);
+	}
+	atomic_store(&stopping, 1);
+	for (int i = 0; i < nl; i++) {
+		if (loads[i].stop)
+			loads[i].stop(&loads[i]);
+		for (int k = 0; k < loads[i].npids; k++)
+			if (!atomic_load(&loads[i].done))
+				kill(loads[i].pids[k], SIGKILL);
+	}
+	for (int i = 0; i < nl; i++)
+		pthread_join(joiners[i], NULL);
+	int64_t wall = now_ns() - start;
+	for (int i = 0; i < nl; i++) {
+		struct load *l = &loads[i];
+		char lat[256];
+		hist_print(&l->lat, lat, sizeof lat);
+		printf("guestload: {\"kind\":\"%s\",\"threads\":%d,\"ops\":%ld,\"finished\":%s,\"completion_s\":%.6f,\"wall_s\":%.6f,\"wakeup_latency_us\":%s}\n",
+		       l->kind, l->threads, atomic_load(&l->ops), l->finite && l->ended - start <= dur ? "true" : "false",
+		       (double)(l->ended - start) / 1e9, (double)wall / 1e9, lat);
+	}
+	return 0;
+}

@@ -1,0 +1,273 @@
+package oracle
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"schedplay/engine/machine"
+	"schedplay/traceimport"
+)
+
+// The measures of the comparison are measures of decisions: where a
+// woken task lands, how often on a busy CPU, how far tasks move, how
+// long a CPU idles while a task waits elsewhere. Both sides get them from
+// a scheduler trace in the kernel's ftrace text, read by the same code
+// (traceimport.ReadSched): the guest kernel's own trace file, and the
+// simulation's ftrace export.
+
+// Distance classes between two CPUs, nearest first.
+const (
+	SameCPU = iota
+	SMTSibling
+	SameLLC
+	OtherLLC // same node
+	OtherNode
+	nDist
+)
+
+// DistNames name the classes.
+var DistNames = [nDist]string{"same CPU", "SMT sibling", "same LLC", "other LLC", "other node"}
+
+// distance classifies a and b on tp.
+func distance(tp *machine.Topology, a, b int) int {
+	switch {
+	case a == b:
+		return SameCPU
+	case tp.Core[a] == tp.Core[b]:
+		return SMTSibling
+	case tp.LLC[a] == tp.LLC[b]:
+		return SameLLC
+	case tp.Socket[a] == tp.Socket[b]:
+		return OtherLLC
+	}
+	return OtherNode
+}
+
+// Measures are one side's figures.
+type Measures struct {
+	Wakeups int `json:"wakeups"`
+	// VsPrev and VsWaker are the shares of wakeups by where the wakee
+	// lands relative to its previous CPU and to the waker's CPU.
+	VsPrev  [nDist]float64 `json:"lands_vs_prev"`
+	VsWaker [nDist]float64 `json:"lands_vs_waker"`
+	// PlacedBusy is the share of wakeups placed on a CPU that was running
+	// a task, or had one waiting, at the decision.
+	PlacedBusy float64 `json:"placed_busy"`
+	// MigrationsPerWakeup counts, per wakeup, a task's runs that start on
+	// another CPU than its last one ended on, by distance (SameCPU: none).
+	MigrationsPerWakeup [nDist]float64 `json:"migrations_per_wakeup"`
+	// FirstRunLLCSpread is how widely the tasks' first runs spread over
+	// the LLCs: distinct LLCs used ÷ min(tasks, LLCs) (1: as widely as
+	// they can).
+	FirstRunLLCSpread float64 `json:"first_run_llc_spread"`
+	// IdleWhileWaiting is the share of CPU time a CPU idled while a
+	// runnable task waited behind a running one on another CPU.
+	IdleWhileWaiting float64 `json:"idle_while_waiting"`
+	// SwitchesPerWakeup is context switches to or from a workload's
+	// task, per wakeup of one.
+	SwitchesPerWakeup float64 `json:"switches_per_wakeup"`
+	// Wakeup latency (wakeup to running), µs: time as the trace's clock
+	// has it (the guest's is emulated).
+	LatencyP50, LatencyP99 float64 `json:"-"`
+	SpanNS                 int64   `json:"span_ns"`
+	Tasks                  int     `json:"tasks"`
+}
+
+// taskFilter says which tasks are the workload's (by comm): the
+// measures count their wakeups and runs, and leave out the kernel's
+// threads and the guest load's Go runtime threads.
+type taskFilter func(comm string) bool
+
+// kindFilter keeps the tasks whose comm starts with a workload kind's
+// name (the guest load names its threads "schbench-w0.1", the
+// simulation's export "schbench-worker…").
+func kindFilter(kinds []string) taskFilter {
+	return func(comm string) bool {
+		for _, k := range kinds {
+			if strings.HasPrefix(comm, k) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// taskState is what the measures follow of one task.
+type taskState struct {
+	pending     bool  // a sched_waking awaits its sched_wakeup
+	waker, prev int   // the sched_waking's CPU and target_cpu
+	woken       bool  // a wakeup awaits its switch-in (latency)
+	wokenAt     int64 // the sched_wakeup's time
+	lastCPU     int   // where its last run ended (-1: never ran)
+	firstRunLLC int   // -1 until it runs
+	queuedOn    int   // the CPU it waits on, -1 when not waiting
+}
+
+// measure reads a trace and computes the measures on tp.
+func measure(r io.Reader, tp *machine.Topology, keep taskFilter) (*Measures, error) {
+	m := &Measures{}
+	n := tp.NCPU
+	curr := make([]int, n)    // pid running on each CPU (0: idle)
+	waiting := make([]int, n) // tasks waiting on each CPU's runqueue
+	tasks := map[int]*taskState{}
+	state := func(pid int) *taskState {
+		t := tasks[pid]
+		if t == nil {
+			t = &taskState{lastCPU: -1, firstRunLLC: -1, queuedOn: -1}
+			tasks[pid] = t
+		}
+		return t
+	}
+	mine := map[int]bool{}
+	var lat []float64
+	var first, last int64 = -1, 0
+	var idleWait, cpuTime float64
+	var switches int
+	advance := func(ts int64) {
+		if first < 0 {
+			first, last = ts, ts
+			return
+		}
+		dt := float64(ts - last)
+		if dt <= 0 {
+			return
+		}
+		// A task waits behind a running one (a woken task on its way
+		// to an idle CPU is the wakeup's latency, not a wait).
+		anyWaiting := false
+		for c, w := range waiting {
+			if w > 0 && curr[c] != 0 {
+				anyWaiting = true
+				break
+			}
+		}
+		if anyWaiting {
+			for c := 0; c < n; c++ {
+				if curr[c] == 0 && waiting[c] == 0 {
+					idleWait += dt
+				}
+			}
+		}
+		cpuTime += dt * float64(n)
+		last = ts
+	}
+	unqueue := func(t *taskState) {
+		if t.queuedOn >= 0 {
+			waiting[t.queuedOn]--
+			t.queuedOn = -1
+		}
+	}
+	err := traceimport.ReadSched(r, func(e *traceimport.SchedEvent) error {
+		if e.CPU < 0 || e.CPU >= n {
+			return fmt.Errorf("trace line %d: CPU %d on a machine of %d CPUs", e.Line, e.CPU, n)
+		}
+		if e.TS < last {
+			return fmt.Errorf("trace line %d: time goes back (%d ns after %d ns)", e.Line, e.TS, last)
+		}
+		advance(e.TS)
+		switch e.Name {
+		case "sched_waking":
+			if !keep(e.Task.Comm) {
+				return nil
+			}
+			t := state(e.Task.PID)
+			mine[e.Task.PID] = true
+			t.pending, t.waker = true, e.CPU
+			t.prev = e.TargetCPU
+			if t.prev < 0 {
+				t.prev = t.lastCPU
+			}
+		case "sched_wakeup":
+			if !keep(e.Task.Comm) {
+				return nil
+			}
+			t := state(e.Task.PID)
+			if !t.pending || e.TargetCPU < 0 || e.TargetCPU >= n {
+				return nil // a wakeup without its waking (the trace's first lines)
+			}
+			t.pending = false
+			c := e.TargetCPU
+			m.Wakeups++
+			if t.prev >= 0 && t.prev < n {
+				m.VsPrev[distance(tp, t.prev, c)]++
+			}
+			m.VsWaker[distance(tp, t.waker, c)]++
+			if curr[c] != 0 || waiting[c] > 0 {
+				m.PlacedBusy++
+			}
+			unqueue(t)
+			t.queuedOn = c
+			waiting[c]++
+			t.woken, t.wokenAt = true, e.TS
+		case "sched_switch":
+			if keep(e.Prev.Comm) || keep(e.Next.Comm) {
+				switches++
+			}
+			prev, next := e.Prev.PID, e.Next.PID
+			if prev != 0 {
+				p := state(prev)
+				p.lastCPU = e.CPU
+				if strings.HasPrefix(e.PrevState, "R") { // preempted: waits here
+					unqueue(p)
+					p.queuedOn = e.CPU
+					waiting[e.CPU]++
+				}
+			}
+			curr[e.CPU] = next
+			if next != 0 {
+				t := state(next)
+				unqueue(t)
+				if keep(e.Next.Comm) {
+					mine[next] = true
+					if t.lastCPU >= 0 && t.lastCPU != e.CPU {
+						m.MigrationsPerWakeup[distance(tp, t.lastCPU, e.CPU)]++
+					}
+					if t.firstRunLLC < 0 {
+						t.firstRunLLC = tp.LLC[e.CPU]
+					}
+					if t.woken {
+						lat = append(lat, float64(e.TS-t.wokenAt)/1000)
+						t.woken = false
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if m.Wakeups == 0 {
+		return nil, fmt.Errorf("the trace has no wakeups of the workload's tasks (%d tasks seen)", len(mine))
+	}
+	w := float64(m.Wakeups)
+	for d := 0; d < nDist; d++ {
+		m.VsPrev[d] /= w
+		m.VsWaker[d] /= w
+		m.MigrationsPerWakeup[d] /= w
+	}
+	m.PlacedBusy /= w
+	m.SwitchesPerWakeup = float64(switches) / w
+	if cpuTime > 0 {
+		m.IdleWhileWaiting = idleWait / cpuTime
+	}
+	llcs := map[int]bool{}
+	for pid := range mine {
+		if t := tasks[pid]; t.firstRunLLC >= 0 {
+			llcs[t.firstRunLLC] = true
+		}
+	}
+	m.Tasks = len(mine)
+	if k := min(len(mine), tp.NLLC); k > 0 {
+		m.FirstRunLLCSpread = float64(len(llcs)) / float64(k)
+	}
+	sort.Float64s(lat)
+	if len(lat) > 0 {
+		m.LatencyP50 = lat[len(lat)/2]
+		m.LatencyP99 = lat[min(len(lat)-1, len(lat)*99/100)]
+	}
+	m.SpanNS = last - first
+	return m, nil
+}
