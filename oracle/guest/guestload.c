@@ -209,10 +209,12 @@ static void add_pid(struct load *l, pid_t p) {
 // ---- schbench (2016-2020 generation; engine/workload/schbench.go) --------
 // m message threads of t workers. A worker spins c µs, pushes itself on
 // its message thread's list, posts the message thread and waits on its
-// own futex; a message thread waits for a post, sleeps s µs plus up to
-// s/4 of jitter, reads the clock once and wakes every listed worker. Pipe
-// mode (p bytes): each side copies the buffer, and the wake time is
-// stamped per worker just before its post.
+// own futex; a message thread sets its futex blocked, reads the clock
+// once and wakes every listed worker, waits for a post, then sleeps s µs
+// plus up to s/4 of jitter (the order of run_msg_thread, which the
+// simulator's model follows). Pipe mode (p bytes): each side copies the
+// buffer, the wake time is stamped per worker just before its post, and
+// there is no sleep.
 
 struct sb_worker;
 struct sb_msg {
@@ -249,6 +251,9 @@ static void *sb_worker_run(void *arg) {
 		spin_ns(b->c_ns);
 		if (b->p)
 			memcpy(w->buf, msg->buf, b->p);
+		// msg_and_wait: the worker's own word blocked, itself on the
+		// list, the message thread posted, then its own wait.
+		atomic_store(&w->futex, FUTEX_BLOCKED);
 		struct sb_worker *head = atomic_load(&msg->list);
 		do
 			w->next = head;
@@ -272,13 +277,13 @@ static void *sb_msg_run(void *arg) {
 	snprintf(name, sizeof name, "schbench-m%d", msg->idx);
 	setup(name, &l->com, -1);
 	unsigned seed = msg->idx + 1;
+	// run_msg_thread: the futex is set blocked before the listed workers
+	// are woken (a post that came during the sleep is dropped), then the
+	// thread waits for a post, then it sleeps.
 	while (!atomic_load(&stopping)) {
-		fwait(&msg->futex);
-		if (atomic_load(&stopping))
-			break;
-		if (b->s_ns)
-			sleep_ns(b->s_ns + (int64_t)(rand_r(&seed) % (b->s_ns / 4 / 1000 + 1)) * 1000);
+		atomic_store(&msg->futex, FUTEX_BLOCKED);
 		struct sb_worker *w = atomic_exchange(&msg->list, NULL);
+		// xlist_add prepends: the splice wakes the newest first.
 		int64_t stamp = now_ns();
 		while (w) {
 			struct sb_worker *next = w->next; // read before the post
@@ -290,6 +295,11 @@ static void *sb_msg_run(void *arg) {
 			fpost(&w->futex);
 			w = next;
 		}
+		fwait(&msg->futex);
+		if (atomic_load(&stopping))
+			break;
+		if (b->s_ns && !b->p)
+			sleep_ns(b->s_ns + (int64_t)(rand_r(&seed) % (b->s_ns / 4 / 1000 + 1)) * 1000);
 	}
 	return NULL;
 }
@@ -630,12 +640,24 @@ int main(int argc, char **argv) {
 		sleep_ns(1000000);
 	}
 	atomic_store(&stopping, 1);
-	for (int i = 0; i < nl; i++) {
-		if (loads[i].stop)
-			loads[i].stop(&loads[i]);
+	for (int i = 0; i < nl; i++)
 		for (int k = 0; k < loads[i].npids; k++)
 			if (!atomic_load(&loads[i].done))
 				kill(loads[i].pids[k], SIGKILL);
+	// Post every futex until every thread has seen stopping: a thread
+	// may drop a post (schbench's message thread blocks its word before
+	// it waits), so once is not enough.
+	for (int open = 1; open;) {
+		open = 0;
+		for (int i = 0; i < nl; i++) {
+			if (atomic_load(&loads[i].done))
+				continue;
+			open = 1;
+			if (loads[i].stop)
+				loads[i].stop(&loads[i]);
+		}
+		if (open)
+			sleep_ns(1000000);
 	}
 	for (int i = 0; i < nl; i++)
 		pthread_join(joiners[i], NULL);
