@@ -39,22 +39,27 @@ func ShapeOf(spec *machine.Spec) Shape {
 // as it can, the LLC's size in cores. It halves the LLCs per socket
 // first (down to 2, then 1), then the cores per LLC (down to 2). It
 // returns the shape and a line each for what it kept and dropped.
-func (s Shape) Scale(max int) (Shape, []string) {
+func (s Shape) Scale(limit int) (Shape, []string) {
 	out := s
-	for out.NCPU() > max && out.LLCsPerSocket > 2 {
+	for out.NCPU() > limit && out.LLCsPerSocket > 2 {
 		out.LLCsPerSocket = (out.LLCsPerSocket + 1) / 2
 	}
-	for out.NCPU() > max && out.CoresPerLLC > 2 {
-		out.CoresPerLLC = (out.CoresPerLLC + 1) / 2
+	fitCores := func() {
+		if out.NCPU() > limit {
+			out.CoresPerLLC = min(out.CoresPerLLC, max(2, limit/(out.Sockets*out.LLCsPerSocket*out.Threads)))
+		}
 	}
-	for out.NCPU() > max && out.LLCsPerSocket > 1 {
+	fitCores()
+	for out.NCPU() > limit && out.LLCsPerSocket > 1 {
 		out.LLCsPerSocket--
+		out.CoresPerLLC = s.CoresPerLLC
+		fitCores()
 	}
 	var notes []string
 	if out == s {
 		return out, []string{"kept the whole machine: " + s.String()}
 	}
-	notes = append(notes, fmt.Sprintf("scaled %s down to %s (at most %d vCPUs)", s, out, max))
+	notes = append(notes, fmt.Sprintf("scaled %s down to %s (at most %d vCPUs)", s, out, limit))
 	kept := []string{fmt.Sprintf("%d threads per core", out.Threads), fmt.Sprintf("%d socket(s)", out.Sockets)}
 	var dropped []string
 	if out.CoresPerLLC == s.CoresPerLLC {

@@ -1,0 +1,245 @@
+package oracle
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"schedplay/engine/machine"
+	"schedplay/engine/workload"
+	"schedplay/presets"
+)
+
+// The initramfs is a newc archive the kernel can unpack: every header
+// 110 bytes of hex, names and data padded to 4, directories before their
+// entries, and the same inputs give the same bytes.
+func TestArchiveIsNewcAndReproducible(t *testing.T) {
+	build := func() []byte {
+		a := newArchive()
+		a.file("bin/busybox", 0o755, []byte("ELF..."))
+		a.symlink("bin/sh", "busybox")
+		a.file("init", 0o755, []byte("#!/bin/sh\n"))
+		var b bytes.Buffer
+		if err := a.write(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	one, two := build(), build()
+	if !bytes.Equal(one, two) {
+		t.Fatal("two builds of the same archive differ")
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(one))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(zr)
+	var names []string
+	for off := 0; off < len(raw); {
+		h := string(raw[off : off+110])
+		if !strings.HasPrefix(h, "070701") {
+			t.Fatalf("offset %d: magic %q", off, h[:6])
+		}
+		var size, nameSize int
+		fmt.Sscanf(h[54:62], "%08X", &size)
+		fmt.Sscanf(h[94:102], "%08X", &nameSize)
+		name := string(raw[off+110 : off+110+nameSize-1])
+		names = append(names, name)
+		off += (110 + nameSize + 3) &^ 3
+		off += (size + 3) &^ 3
+		if name == "TRAILER!!!" {
+			if off != len(raw) {
+				t.Errorf("%d bytes after the trailer", len(raw)-off)
+			}
+			break
+		}
+	}
+	if got := strings.Join(names, " "); got != "bin bin/busybox bin/sh init TRAILER!!!" {
+		t.Errorf("entries %s", got)
+	}
+}
+
+// Scaling keeps the threads per core and the sockets, then the LLC's
+// size as long as it can; it says what it kept and dropped.
+func TestShapeScale(t *testing.T) {
+	for _, c := range []struct {
+		preset string
+		max    int
+		want   Shape
+	}{
+		{"intel-2s-44c-88t", 16, Shape{2, 1, 4, 2}},
+		{"amd-zen4-2s-256c-512t", 64, Shape{2, 2, 8, 2}}, // the example: 2 × 2 CCX × 8 × 2
+		{"power9-2s-44c-176t", 32, Shape{2, 2, 2, 4}},
+		{"amd-7950x-16c-32t", 64, Shape{1, 2, 8, 2}}, // fits whole
+	} {
+		spec, err := presets.Machine(c.preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, notes := ShapeOf(spec).Scale(c.max)
+		if got != c.want || got.NCPU() > c.max {
+			t.Errorf("%s in %d: %v, want %v", c.preset, c.max, got, c.want)
+		}
+		t.Logf("%s: %s", c.preset, strings.Join(notes, "; "))
+	}
+}
+
+func TestParseSMP(t *testing.T) {
+	sh, err := ParseSMP("sockets=2,cores=8,threads=2,llcs=2")
+	if err != nil || sh != (Shape{2, 2, 4, 2}) {
+		t.Errorf("%v %v", sh, err)
+	}
+	for _, bad := range []string{"sockets=2", "cores=3,llcs=2", "cores=2,foo=1", "cores=x", "cores=1024,sockets=2"} {
+		if _, err := ParseSMP(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// The QEMU arguments give one node per socket and one die (L3) per LLC.
+func TestQEMUArgs(t *testing.T) {
+	got := strings.Join(Shape{2, 2, 2, 2}.qemuArgs(), " ")
+	for _, want := range []string{"-smp 16,sockets=2,dies=2,cores=2,threads=2", "vendor=GenuineIntel",
+		"node,nodeid=1,cpus=8-15,memdev=m1", "dist,src=0,dst=1,val=21", "-m 1024M"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("qemu args lack %q: %s", want, got)
+		}
+	}
+}
+
+func TestHexMaskList(t *testing.T) {
+	for in, want := range map[string]string{"03": "0-1", "0f": "0-3", "ff": "0-7", "00000000,00000100": "8", "f0": "4-7"} {
+		if got, err := hexMaskList(in); err != nil || got != want {
+			t.Errorf("%s: %q %v, want %q", in, got, err, want)
+		}
+	}
+}
+
+// A report like the 6.12 guest's on 2 sockets × 2 cores × 2 threads
+// (QEMU, Intel-vendor model) checks out against the simulated machine;
+// a guest whose L3 spans the socket when the shape says two LLCs does not.
+func TestGuestViewCheck(t *testing.T) {
+	report := guestReport(Shape{2, 1, 2, 2})
+	v, err := parseGuestView(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := mustTopology(t, Shape{2, 1, 2, 2})
+	if d := v.Check(tp); len(d) != 0 {
+		t.Errorf("differences: %v", d)
+	}
+	tp2 := mustTopology(t, Shape{2, 2, 1, 2})
+	d := v.Check(tp2)
+	if len(d) == 0 || !strings.Contains(strings.Join(d, " "), "L3 0-3 in the guest, LLC 0-1 simulated") {
+		t.Errorf("a wrong LLC shape gives %v", d)
+	}
+	if v.IdleDriver != "none" || v.Kernel != "6.12.117+deb12-amd64" || len(v.Features) != 3 {
+		t.Errorf("view %+v", v)
+	}
+}
+
+func mustTopology(t *testing.T, s Shape) *machine.Topology {
+	t.Helper()
+	base, _ := presets.Machine("intel-2s-44c-88t")
+	tp, err := machine.Build(s.Spec(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tp
+}
+
+// guestReport writes the topology block a guest of shape s reports
+// (the /init script's format), with its domains SMT ⊂ LLC ⊂ all.
+func guestReport(s Shape) string {
+	var b strings.Builder
+	n := s.NCPU()
+	fmt.Fprintf(&b, "uname 6.12.117+deb12-amd64\nncpu %d\n", n)
+	perLLC, perSocket := s.CoresPerLLC*s.Threads, s.LLCsPerSocket*s.CoresPerLLC*s.Threads
+	span := func(size, cpu int) string { a := cpu / size * size; return fmt.Sprintf("%d-%d", a, a+size-1) }
+	mask := func(size, cpu int) string {
+		a := cpu / size * size
+		return fmt.Sprintf("%x", ((uint64(1)<<size)-1)<<a)
+	}
+	for c := 0; c < n; c++ {
+		fmt.Fprintf(&b, "cpu %d package %d die %d core %d siblings %s l3 %s node %d\n", c, c/perSocket, c/perLLC, c/s.Threads, span(s.Threads, c), span(perLLC, c), c/perSocket)
+	}
+	for c := 0; c < n; c++ {
+		fmt.Fprintf(&b, "cpu%d 0 0\ndomain0 %s 0\ndomain1 %s 0\ndomain2 %s 0\n", c, mask(s.Threads, c), mask(perLLC, c), mask(n, c))
+	}
+	b.WriteString("features PLACE_LAG SIS_UTIL TTWU_QUEUE\ncpuidle none\n")
+	return b.String()
+}
+
+// The measures of a small hand-made trace: two tasks on a 2-core SMT2
+// machine, one wakeup on the previous CPU, one on the waker's sibling
+// while a task runs there, one migration.
+func TestMeasuresOfAHandMadeTrace(t *testing.T) {
+	tp := mustTopology(t, Shape{1, 1, 2, 2})
+	lines := []string{
+		"w-1 [000] d..3 1.000000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=work-a next_pid=1 next_prio=120",
+		"w-2 [002] d..3 1.000000000: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=work-b next_pid=2 next_prio=120",
+		"w-1 [000] d..3 1.000010000: sched_switch: prev_comm=work-a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+		// b wakes a back onto its previous CPU 0 (idle): prev same, waker other core same LLC.
+		"work-b-2 [002] d..3 1.000020000: sched_waking: comm=work-a pid=1 prio=120 target_cpu=000",
+		"work-b-2 [002] d..3 1.000020000: sched_wakeup: comm=work-a pid=1 prio=120 target_cpu=000",
+		"w-1 [000] d..3 1.000025000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=work-a next_pid=1 next_prio=120",
+		"w-1 [000] d..3 1.000030000: sched_switch: prev_comm=work-a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+		// b wakes a onto CPU 3, b's sibling... no: onto CPU 2, busy with b itself.
+		"work-b-2 [002] d..3 1.000040000: sched_waking: comm=work-a pid=1 prio=120 target_cpu=000",
+		"work-b-2 [002] d..3 1.000040000: sched_wakeup: comm=work-a pid=1 prio=120 target_cpu=002",
+		"w-2 [002] d..3 1.000050000: sched_switch: prev_comm=work-b prev_pid=2 prev_prio=120 prev_state=S ==> next_comm=work-a next_pid=1 next_prio=120",
+		"kworker-9 [001] d..3 1.000060000: sched_waking: comm=kworker/1 pid=9 prio=120 target_cpu=001",
+	}
+	m, err := measure(strings.NewReader(strings.Join(lines, "\n")+"\n"), tp, kindFilter([]string{"work"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Wakeups != 2 || m.VsPrev[SameCPU] != 0.5 || m.VsPrev[SameLLC] != 0.5 || m.VsWaker[SameLLC] != 0.5 || m.VsWaker[SameCPU] != 0.5 {
+		t.Errorf("landing: %+v", m)
+	}
+	if m.PlacedBusy != 0.5 || m.MigrationsPerWakeup[SameLLC] != 0.5 || m.LatencyP50 != 10 {
+		t.Errorf("busy %v, migrations %v, latency %v", m.PlacedBusy, m.MigrationsPerWakeup, m.LatencyP50)
+	}
+	if m.SwitchesPerWakeup != 3 { // 6 switches to or from a work task, 2 wakeups
+		t.Errorf("switches per wakeup %v", m.SwitchesPerWakeup)
+	}
+}
+
+// Every key of a spec goes to the guest load, as the simulator's parser
+// resolves it; the simulator's own cost keys do not, latency_nice is
+// refused, and kinds without a guest load are refused by name.
+func TestGuestLoadArgs(t *testing.T) {
+	r, err := workload.Resolve("schbench:m=2,t=4", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, err := guestLoadArgs(1e9, []workload.Resolved{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(args, " ")
+	if got != "1000000000 schbench R=0 c=30000 cpus= m=2 nice=0 p=0 s=30000 t=4" {
+		t.Errorf("args %s", got)
+	}
+	for spec, want := range map[string]string{"schbench:latency_nice=-5": "latency-nice", "netperf:n=2": "runs schbench, hackbench, pipe and hog"} {
+		r, _ := workload.Resolve(spec, 8)
+		if _, err := guestLoadArgs(1e9, []workload.Resolved{r}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", spec, err)
+		}
+	}
+}
+
+func TestJudge(t *testing.T) {
+	if r := judge(Row{Real: 0.5, Sim: 0.6, Tolerance: 0.10}); r.Verdict != "ok" {
+		t.Error("a difference at the tolerance differs")
+	}
+	if r := judge(Row{Real: 0.5, Sim: 0.62, Tolerance: 0.10}); r.Verdict != "differs" {
+		t.Error("a difference past the tolerance is ok")
+	}
+	if r := judge(Row{Real: 4, Sim: 4.9, Tolerance: 0.25, Relative: true}); r.Verdict != "ok" {
+		t.Error("relative tolerance")
+	}
+}
