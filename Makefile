@@ -5,13 +5,13 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # serve: where the dev server listens (make serve ADDR=0.0.0.0:9000).
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: test test-loop e2e-and-reproduce-quick vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-import bench-page bench-wasm serve reproduce fuzz fuzz-short
+.PHONY: test test-loop kernel-deps kernel-smoke kernel-table e2e-and-reproduce-quick vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-import bench-page bench-wasm serve reproduce fuzz fuzz-short
 
 ## test: everything CI runs (vet, unit tests, the browser build, the
 ## engine's tests compiled to WebAssembly and run under Node, the browser
 ## end-to-end test in headless Chromium, the validation targets at reduced
 ## size).
-test: vet unit wasm-build wasm-test e2e-and-reproduce-quick fuzz-short
+test: vet unit wasm-build wasm-test e2e-and-reproduce-quick fuzz-short kernel-smoke
 
 ## test-loop: make test N times (N=10 by default), each on a fresh clone
 ## of HEAD with an empty build cache, beside a CPU hog on one core; logs
@@ -78,6 +78,31 @@ wasm-test:
 # size; fails when a target not marked known_fail fails.
 reproduce-quick:
 	$(GO) run ./cmd/schedsim reproduce --quick
+
+## kernel-deps: what schedsim kernel needs on a fresh Debian machine:
+## qemu-system-x86, busybox-static and cpio (apt-get; gcc and libc6-dev
+## compile the guest load), and both kernels (pinned in oracle/packages.go),
+## downloaded into the cache without being installed.
+kernel-deps:
+	@missing=""; \
+	command -v qemu-system-x86_64 >/dev/null 2>&1 || missing="$$missing qemu-system-x86"; \
+	test -x /bin/busybox && ! ldd /bin/busybox >/dev/null 2>&1 || missing="$$missing busybox-static"; \
+	command -v cpio >/dev/null 2>&1 || missing="$$missing cpio"; \
+	test -f /usr/lib/x86_64-linux-gnu/libc.a || missing="$$missing libc6-dev"; \
+	if [ -n "$$missing" ]; then apt-get update && apt-get install -y $$missing; fi
+	$(GO) run ./cmd/schedsim kernel --fetch-only
+
+## kernel-smoke: make test's kernel case: 6.12 on 8 vCPUs, schbench, 1 s,
+## booted twice (the traces must be identical); it checks the plumbing and
+## logs the comparison, it does not gate on the verdicts. Skips without
+## qemu unless CI is set (make kernel-deps installs it).
+kernel-smoke:
+	SCHEDPLAY_KERNEL_SMOKE=1 $(GO) test ./oracle/ -run '^TestKernelSmoke$$' -count=1 -v -timeout 10m
+
+## kernel-table: the README's kernel table (both kernels × the shapes ×
+## the workloads); prints it in Markdown. About an hour on 2 cores.
+kernel-table:
+	$(GO) run ./cmd/schedsim kernel-table
 
 ## twin: the real scheduler benchmarks (perf bench sched pipe and
 ## messaging, schbench when installed, else built-in equivalents on OS

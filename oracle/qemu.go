@@ -49,14 +49,20 @@ type bootResult struct {
 func (o *bootOptions) qemuArgs(report, console string) []string {
 	accel := []string{"-accel", "tcg,thread=multi"}
 	if o.Time == Icount {
-		accel = []string{"-accel", "tcg,thread=single", "-icount", "shift=0,sleep=off"}
+		accel = []string{"-accel", "tcg,thread=single", "-icount", "shift=0,sleep=off,align=off",
+			// The real-time clock starts at a fixed date and runs on guest
+			// time: nothing of the host's clock reaches the guest.
+			"-rtc", "base=2026-01-01T00:00:00,clock=vm"}
 	}
 	args := append(accel, o.Shape.qemuArgs()...)
 	return append(args,
 		"-kernel", o.Kernel, "-initrd", o.Initrd,
 		// sched_verbose: the domains' spans in debugfs; nokaslr and
 		// no watchdogs: fewer sources of variation between boots.
-		"-append", "console=ttyS0 quiet panic=-1 sched_verbose nokaslr nowatchdog nosoftlockup",
+		// and no randomness the host could seed (address-space and kernel
+		// stack randomisation off, the CPU and bootloader not trusted as
+		// entropy sources).
+		"-append", "console=ttyS0 quiet panic=-1 sched_verbose nokaslr nowatchdog nosoftlockup norandmaps randomize_kstack_offset=off random.trust_cpu=off random.trust_bootloader=off",
 		"-display", "none", "-no-reboot", "-monitor", "none", "-nodefaults",
 		"-serial", "file:"+console, "-serial", "file:"+report,
 	)

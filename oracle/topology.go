@@ -139,7 +139,8 @@ func (s Shape) qemuArgs() []string {
 	args := []string{
 		// An Intel-vendor model: QEMU then gives each die its own L3
 		// (an AMD one under TCG does not).
-		"-cpu", "max,vendor=GenuineIntel",
+		// No RDRAND/RDSEED: the host's randomness would seed the guest.
+		"-cpu", "max,vendor=GenuineIntel,rdrand=off,rdseed=off",
 		"-smp", fmt.Sprintf("%d,sockets=%d,dies=%d,cores=%d,threads=%d", s.NCPU(), s.Sockets, s.LLCsPerSocket, s.CoresPerLLC, s.Threads),
 		"-m", fmt.Sprintf("%dM", memPerNode*s.Sockets),
 	}

@@ -24,7 +24,7 @@ type kernelFlags struct {
 	durFlag                          durationFlag
 	seed                             uint64
 	timeMode, format, out, keep      string
-	force                            bool
+	force, fetchOnly                 bool
 }
 
 func kernelFlagSet(f *kernelFlags) *flag.FlagSet {
@@ -48,6 +48,7 @@ func kernelFlagSet(f *kernelFlags) *flag.FlagSet {
 	fs.StringVar(&f.out, "out", "", "write the output to `FILE` (whole or not at all)")
 	fs.BoolVar(&f.force, "force", false, "replace an existing --out file")
 	fs.StringVar(&f.keep, "keep", "", "keep the guest's initramfs, console, report and both traces in `DIR`")
+	fs.BoolVar(&f.fetchOnly, "fetch-only", false, "only download the kernel (every kernel without --kernel) into the cache, and exit (make kernel-deps)")
 	return fs
 }
 
@@ -57,6 +58,9 @@ func cmdKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var f kernelFlags
 	if err := parseFlags(kernelFlagSet(&f), args, stdout, false); err != nil {
 		return err
+	}
+	if f.fetchOnly {
+		return fetchKernels(f.kernel, stdout)
 	}
 	if f.kernel == "" {
 		return usagef("kernel: --kernel is required (%s)", kernelNames())
@@ -170,4 +174,28 @@ func (f *kernelFlags) machine() (*machine.Spec, oracle.Shape, []string, error) {
 	}
 	sh, notes := oracle.ShapeOf(spec).Scale(f.maxCPUs)
 	return spec, sh, notes, nil
+}
+
+// fetchKernels downloads the named kernel, or all of them, into the cache.
+func fetchKernels(name string, stdout io.Writer) error {
+	cache, err := oracle.CacheDir()
+	if err != nil {
+		return err
+	}
+	ks := oracle.Kernels
+	if name != "" {
+		k, err := oracle.KernelByName(name)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		ks = []oracle.Kernel{*k}
+	}
+	for i := range ks {
+		f, err := oracle.Fetch(&ks[i], cache, func(format string, a ...any) { fmt.Fprintf(stdout, "kernel: "+format+"\n", a...) })
+		if err != nil {
+			return fmt.Errorf("kernel %s: %v", ks[i].Name, err)
+		}
+		fmt.Fprintf(stdout, "kernel %s: %s %s: %s\n", ks[i].Name, f.Package, f.Version, f.Image)
+	}
+	return nil
 }
