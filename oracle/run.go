@@ -166,6 +166,9 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Time != Icount && o.Kernel.TimeNote != "" {
+		o.Notes = append(o.Notes, "time: "+o.Kernel.TimeNote)
+	}
 	c := &Comparison{Kernel: o.Kernel.Name, Package: f.Package, Version: f.Version, Shape: o.Shape.String(), Notes: o.Notes,
 		Time: o.Time, Accel: res.Accel, Workloads: o.Workloads, Duration: o.Duration.Seconds(),
 		Era: o.Kernel.Era, EraNote: o.Kernel.Note, WallS: res.Wall.Seconds()}

@@ -43,7 +43,7 @@ func kernelFlagSet(f *kernelFlags) *flag.FlagSet {
 	f.durFlag = durationFlag{d: &f.duration}
 	fs.Var(&f.durFlag, "duration", "how long the workloads run, in the guest and in the simulation (`TIME`)")
 	fs.Uint64Var(&f.seed, "seed", 1, "the simulation's `SEED`")
-	fs.StringVar(&f.timeMode, "time", "icount", "the guest's clock, `MODE`: icount (one host thread, 1 ns per instruction: deterministic) or host (one thread per vCPU, the host's clock)")
+	fs.StringVar(&f.timeMode, "time", "", "the guest's clock, `MODE`: icount (one host thread, 1 ns per instruction: deterministic) or host (one thread per vCPU, the host's clock); default: icount, host for 6.1 (which does not boot under icount)")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text or json")
 	fs.StringVar(&f.out, "out", "", "write the output to `FILE` (whole or not at all)")
 	fs.BoolVar(&f.force, "force", false, "replace an existing --out file")
@@ -73,6 +73,9 @@ func cmdKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("--format %q not allowed (allowed: text, json)", f.format)
 	}
 	tm := oracle.TimeMode(f.timeMode)
+	if tm == "" {
+		tm = k.Time
+	}
 	if tm != oracle.Icount && tm != oracle.HostClock {
 		return usagef("--time %q not allowed (allowed: icount, host)", f.timeMode)
 	}
