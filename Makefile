@@ -102,7 +102,7 @@ kernel-smoke:
 ## kernel-table: the README's kernel table (both kernels × the shapes ×
 ## the workloads); prints it in Markdown. About an hour on 2 cores.
 kernel-table:
-	$(GO) run ./cmd/schedsim kernel-table
+	$(GO) run ./cmd/schedsim kernel --table
 
 ## twin: the real scheduler benchmarks (perf bench sched pipe and
 ## messaging, schbench when installed, else built-in equivalents on OS

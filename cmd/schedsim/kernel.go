@@ -24,7 +24,7 @@ type kernelFlags struct {
 	durFlag                          durationFlag
 	seed                             uint64
 	timeMode, format, out, keep      string
-	force, fetchOnly                 bool
+	force, fetchOnly, table          bool
 }
 
 func kernelFlagSet(f *kernelFlags) *flag.FlagSet {
@@ -48,6 +48,7 @@ func kernelFlagSet(f *kernelFlags) *flag.FlagSet {
 	fs.StringVar(&f.out, "out", "", "write the output to `FILE` (whole or not at all)")
 	fs.BoolVar(&f.force, "force", false, "replace an existing --out file")
 	fs.StringVar(&f.keep, "keep", "", "keep the guest's initramfs, console, report and both traces in `DIR`")
+	fs.BoolVar(&f.table, "table", false, "run the README's table (both kernels × 4 shapes × schbench, hackbench, pipe) and print it in Markdown (make kernel-table; about an hour here)")
 	fs.BoolVar(&f.fetchOnly, "fetch-only", false, "only download the kernel (every kernel without --kernel) into the cache, and exit (make kernel-deps)")
 	return fs
 }
@@ -61,6 +62,9 @@ func cmdKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if f.fetchOnly {
 		return fetchKernels(f.kernel, stdout)
+	}
+	if f.table {
+		return kernelTable(ctx, stdout, stderr)
 	}
 	if f.kernel == "" {
 		return usagef("kernel: --kernel is required (%s)", kernelNames())
@@ -199,6 +203,76 @@ func fetchKernels(name string, stdout io.Writer) error {
 			return fmt.Errorf("kernel %s: %v", ks[i].Name, err)
 		}
 		fmt.Fprintf(stdout, "kernel %s: %s %s: %s\n", ks[i].Name, f.Package, f.Version, f.Image)
+	}
+	return nil
+}
+
+// The README's table: the shapes (a preset scaled to a vCPU budget) and
+// the workloads every kernel runs.
+var tableShapes = []struct {
+	preset string
+	max    int
+	what   string
+}{
+	{"intel-2s-44c-88t", 16, "2-socket SMT2"},
+	{"power9-2s-44c-176t", 16, "2-socket SMT4"},
+	{"amd-zen4-2s-256c-512t", 32, "2-socket, 2 CCX per socket"},
+	{"amd-7950x-16c-32t", 32, "1 socket, 2 CCX"},
+}
+
+var tableWorkloads = []string{"schbench:m=2,t=4", "hackbench:g=2,f=4,l=200", "pipe:l=20000"}
+
+// kernelTable runs every kernel on every shape and workload for 1 s and
+// prints one Markdown row each: the judged measures within tolerance and
+// the ones beyond it, real → sim.
+func kernelTable(ctx context.Context, stdout, stderr io.Writer) error {
+	if missing := oracle.Requirements(); len(missing) > 0 {
+		return usagef("kernel: this machine lacks %s (make kernel-deps)", strings.Join(missing, ", "))
+	}
+	cache, err := oracle.CacheDir()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "| kernel | machine (guest shape) | workload | within tolerance | beyond tolerance (real → sim) |")
+	fmt.Fprintln(stdout, "|---|---|---|---|---|")
+	for i := range oracle.Kernels {
+		k := &oracle.Kernels[i]
+		for _, sh := range tableShapes {
+			spec, err := presets.Machine(sh.preset)
+			if err != nil {
+				return err
+			}
+			shape, notes := oracle.ShapeOf(spec).Scale(sh.max)
+			for _, w := range tableWorkloads {
+				fmt.Fprintf(stderr, "kernel table: %s, %s, %s\n", k.Name, shape, w)
+				c, err := oracle.Run(ctx, oracle.Options{Kernel: k, Base: spec, Shape: shape, Notes: notes, Workloads: []string{w},
+					Duration: time.Second, Seed: 1, Time: k.Time, Cache: cache, Logf: func(string, ...any) {}})
+				if ctx.Err() != nil {
+					return &interruptedError{"interrupted; the rows above are complete"}
+				}
+				row := fmt.Sprintf("| %s (%s) | %s: %s (%s) | `%s` |", k.Name, k.Time, sh.preset, sh.what, shape, w)
+				if err != nil {
+					fmt.Fprintf(stdout, "%s — | failed: %s |\n", row, strings.ReplaceAll(err.Error(), "|", "/"))
+					continue
+				}
+				var beyond []string
+				ok, judged := 0, 0
+				for _, r := range c.Measures {
+					switch r.Verdict {
+					case "ok":
+						ok++
+						judged++
+					case "differs":
+						judged++
+						beyond = append(beyond, fmt.Sprintf("%s %.2f → %.2f", r.Name, r.Real, r.Sim))
+					}
+				}
+				if len(beyond) == 0 {
+					beyond = []string{"—"}
+				}
+				fmt.Fprintf(stdout, "%s %d of %d (%d vs %d wakeups) | %s |\n", row, ok, judged, c.Real.Wakeups, c.Sim.Wakeups, strings.Join(beyond, "; "))
+			}
+		}
 	}
 	return nil
 }
