@@ -1,0 +1,35 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// schedsim kernel's usage errors name the flag and what is allowed; on a
+// machine without qemu it exits 2 naming the packages to install.
+func TestKernelVerbRefusesByName(t *testing.T) {
+	w := []string{"--workload", "schbench:m=1,t=2"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append([]string{"kernel", "--smp", "sockets=1,cores=2"}, w...), "--kernel is required (allowed: 6.1, 6.12)"},
+		{append([]string{"kernel", "--kernel", "5.4", "--smp", "sockets=1,cores=2"}, w...), `--kernel "5.4": not a kernel the oracle boots (allowed: 6.1, 6.12)`},
+		{append([]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=2", "--time", "kvm"}, w...), `--time "kvm" not allowed (allowed: icount, host)`},
+		{[]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=2"}, "no --workload given"},
+		{append([]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=2", "--preset", "intel-2s-44c-88t"}, w...), "give one of --preset, --machine-file and --smp"},
+		{append([]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=3,llcs=2"}, w...), "3 cores per socket do not split into 2 LLCs"},
+		{append([]string{"kernel", "--kernel", "6.12"}, w...), "give --preset NAME, --machine-file FILE or --smp"},
+		{append([]string{"kernel", "--kernel", "6.12", "--preset", "intel-2s-44c-88t", "--max-cpus", "65"}, w...), "--max-cpus 65 out of range (allowed: 1..64)"},
+	} {
+		_, stderr, code := runCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q (want %q)", c.args, code, stderr, c.want)
+		}
+	}
+	t.Setenv("PATH", t.TempDir()) // no qemu, gcc, apt-get
+	_, stderr, code := runCLI(t, append([]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=2"}, w...)...)
+	if code != exitUsage || !strings.Contains(stderr, "apt-get install qemu-system-x86 busybox-static") || !strings.Contains(stderr, "qemu-system-x86") {
+		t.Errorf("without qemu: exit %d, stderr %q", code, stderr)
+	}
+}
