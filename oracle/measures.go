@@ -17,33 +17,22 @@ import (
 // (traceimport.ReadSched): the guest kernel's own trace file, and the
 // simulation's ftrace export.
 
-// Distance classes between two CPUs, nearest first.
+// Distance classes between two CPUs, nearest first: the engine's own
+// (machine.Topology.Distance), as indices.
 const (
-	SameCPU = iota
-	SMTSibling
-	SameLLC
-	OtherLLC // same node
-	OtherNode
-	nDist
+	SameCPU    = int(machine.SameCPU)
+	SMTSibling = int(machine.SameCore)
+	SameLLC    = int(machine.SameLLC)
+	OtherLLC   = int(machine.SameSocket) // same node
+	OtherNode  = int(machine.CrossSocket)
+	nDist      = OtherNode + 1
 )
 
 // DistNames name the classes.
 var DistNames = [nDist]string{"same CPU", "SMT sibling", "same LLC", "other LLC", "other node"}
 
 // distance classifies a and b on tp.
-func distance(tp *machine.Topology, a, b int) int {
-	switch {
-	case a == b:
-		return SameCPU
-	case tp.Core[a] == tp.Core[b]:
-		return SMTSibling
-	case tp.LLC[a] == tp.LLC[b]:
-		return SameLLC
-	case tp.Socket[a] == tp.Socket[b]:
-		return OtherLLC
-	}
-	return OtherNode
-}
+func distance(tp *machine.Topology, a, b int) int { return int(tp.Distance(a, b)) }
 
 // Measures are one side's figures.
 type Measures struct {
