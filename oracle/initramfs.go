@@ -26,7 +26,7 @@ import (
 const (
 	markTopology = "=== schedplay topology ==="
 	markLoad     = "=== schedplay load ==="
-	markTrace    = "=== schedplay trace ==="
+	markTrace    = "=== schedplay trace gzip" // then the byte count, " ===", a newline and the bytes
 	markEnd      = "=== schedplay end ==="
 )
 
@@ -45,6 +45,8 @@ mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 out=/dev/ttyS1
+# Raw: no "\n" → "\r\n", so the gzip'd trace crosses unchanged.
+stty -F $out raw -echo
 T=/sys/kernel/tracing
 {
 echo "` + markTopology + `"
@@ -80,8 +82,12 @@ echo 1 > $T/tracing_on
 echo "exit $?" >> /tmp/load.out
 echo 0 > $T/tracing_on
 cat /tmp/load.out > $out
-echo "` + markTrace + `" > $out
-cat $T/trace > $out
+# The trace gzip'd: the serial port moves about 100 KB of guest output a
+# second of wall time; text trace compresses about ten times.
+gzip -c $T/trace > /tmp/trace.gz
+echo "` + markTrace + ` $(wc -c < /tmp/trace.gz) ===" > $out
+cat /tmp/trace.gz > $out
+echo > $out
 echo "` + markEnd + `" > $out
 sync
 poweroff -f

@@ -243,3 +243,18 @@ func TestJudge(t *testing.T) {
 		t.Error("relative tolerance")
 	}
 }
+
+// The report's gzip'd trace is taken out by its byte count, even when its
+// bytes hold a newline or a marker-like line.
+func TestSplitTrace(t *testing.T) {
+	blob := []byte("\x1f\x8b\n=== schedplay end ===\nzz")
+	rep := append([]byte("=== schedplay load ===\nexit 0\n"+markTrace+" "+fmt.Sprint(len(blob))+" ===\n"), blob...)
+	rep = append(rep, []byte("\n"+markEnd+"\n")...)
+	text, gz := splitTrace(rep)
+	if !bytes.Equal(gz, blob) || text != "=== schedplay load ===\nexit 0\n\n"+markEnd+"\n" {
+		t.Errorf("text %q, trace %q", text, gz)
+	}
+	if kept, written, ok := traceEntries("# tracer: nop\n#\n# entries-in-buffer/entries-written: 1754/1821   #P:8\n"); !ok || kept != 1754 || written != 1821 {
+		t.Errorf("entries %d/%d %v", kept, written, ok)
+	}
+}

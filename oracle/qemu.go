@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,9 +38,11 @@ type bootOptions struct {
 	Timeout time.Duration // of wall time
 }
 
-// bootResult is what came back: the guest's report (ttyS1) and console.
+// bootResult is what came back: the guest's report (ttyS1, its text
+// parts) with the gzip'd trace taken out, and the console.
 type bootResult struct {
 	Report  string
+	TraceGz []byte
 	Console string
 	Wall    time.Duration
 	Accel   string // what QEMU ran with, for the record
@@ -82,8 +85,10 @@ func boot(ctx context.Context, o bootOptions) (*bootResult, error) {
 	res := &bootResult{Wall: time.Since(start), Accel: accelText(o.Time)}
 	rb, _ := os.ReadFile(report)
 	cb, _ := os.ReadFile(console)
-	// The serial line's tty turns "\n" into "\r\n" (onlcr).
-	res.Report = strings.ReplaceAll(string(rb), "\r\n", "\n")
+	text, gz := splitTrace(rb)
+	// A console tty turns "\n" into "\r\n" (onlcr); the report's port is
+	// raw, but a guest that failed before stty may not be.
+	res.Report, res.TraceGz = strings.ReplaceAll(text, "\r\n", "\n"), gz
 	res.Console = strings.ReplaceAll(string(cb), "\r\n", "\n")
 	if ctx.Err() == context.DeadlineExceeded {
 		return res, fmt.Errorf("the guest did not power off within %v (console tail: %s)", o.Timeout, tail(res.Console, 600))
@@ -128,4 +133,26 @@ func section(report, a string) (string, bool) {
 		return rest[:j+1], true
 	}
 	return rest, true
+}
+
+// splitTrace takes the gzip'd trace out of a report: the bytes after the
+// line "=== schedplay trace gzip N ===", N of them; the rest is text.
+func splitTrace(report []byte) (string, []byte) {
+	i := bytes.Index(report, []byte(markTrace+" "))
+	if i < 0 {
+		return string(report), nil
+	}
+	eol := bytes.IndexByte(report[i:], '\n')
+	if eol < 0 {
+		return string(report), nil
+	}
+	var n int
+	if _, err := fmt.Sscanf(string(report[i+len(markTrace)+1:i+eol]), "%d ===", &n); err != nil {
+		return string(report), nil
+	}
+	start := i + eol + 1
+	if n < 0 || start+n > len(report) {
+		return string(report[:i]), nil // cut short: no trace
+	}
+	return string(report[:i]) + string(report[start+n:]), report[start : start+n]
 }

@@ -3,9 +3,11 @@ package oracle
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"debug/elf"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -190,9 +192,20 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 	if len(c.Load) == 0 || c.Load[len(c.Load)-1] != "exit 0" {
 		return c, fmt.Errorf("the guest load failed: %s", strings.Join(c.Load, " | "))
 	}
-	traceText, ok := section(res.Report, markTrace)
-	if !ok {
+	if res.TraceGz == nil {
 		return c, fmt.Errorf("the guest's report has no trace")
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(res.TraceGz))
+	if err != nil {
+		return c, fmt.Errorf("the guest's trace: %v", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return c, fmt.Errorf("the guest's trace: %v", err)
+	}
+	traceText := string(raw)
+	if kept, written, ok := traceEntries(traceText); ok && kept < written {
+		return c, fmt.Errorf("the guest's trace buffer overflowed: it kept %d of %d events; run shorter (--duration) or a lighter workload", kept, written)
 	}
 	c.TraceKB = len(traceText) >> 10
 	if o.Keep != "" {
@@ -258,4 +271,17 @@ func traceBufferKB(d time.Duration, ncpu int) int {
 // tens of seconds; each guest second of each vCPU costs a few more.
 func bootTimeout(d time.Duration, ncpu int) time.Duration {
 	return 3*time.Minute + time.Duration(ncpu)*time.Duration(float64(d)*30)
+}
+
+// traceEntries reads the trace file's "# entries-in-buffer/entries-written:
+// KEPT/WRITTEN" header (more written than kept: the ring buffer wrapped
+// and the oldest events are gone).
+func traceEntries(text string) (kept, written int, ok bool) {
+	const h = "# entries-in-buffer/entries-written: "
+	i := strings.Index(text, h)
+	if i < 0 {
+		return 0, 0, false
+	}
+	_, err := fmt.Sscanf(text[i+len(h):], "%d/%d", &kept, &written)
+	return kept, written, err == nil
 }
