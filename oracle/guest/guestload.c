@@ -223,6 +223,7 @@ struct sb_msg {
 	struct load *l;
 	int idx;
 	char *buf;
+	pthread_t *workers; // its workers: it creates them, it joins them
 };
 struct sb_worker {
 	atomic_int futex;
@@ -276,6 +277,12 @@ static void *sb_msg_run(void *arg) {
 	char name[16];
 	snprintf(name, sizeof name, "schbench-m%d", msg->idx);
 	setup(name, &l->com, -1);
+	// schbench's message thread creates its own workers (the fork
+	// balance places them from its CPU, as the simulator's ParentCPU).
+	msg->workers = calloc(b->t, sizeof *msg->workers);
+	for (int j = 0; j < b->t; j++)
+		if (pthread_create(&msg->workers[j], NULL, sb_worker_run, &b->workers[msg->idx * b->t + j]))
+			die("pthread_create");
 	unsigned seed = msg->idx + 1;
 	// run_msg_thread: the futex is set blocked before the listed workers
 	// are woken (a post that came during the sleep is dropped), then the
@@ -301,6 +308,8 @@ static void *sb_msg_run(void *arg) {
 		if (b->s_ns && !b->p)
 			sleep_ns(b->s_ns + (int64_t)(rand_r(&seed) % (b->s_ns / 4 / 1000 + 1)) * 1000);
 	}
+	for (int j = 0; j < b->t; j++)
+		pthread_join(msg->workers[j], NULL);
 	return NULL;
 }
 
@@ -330,12 +339,11 @@ static void start_schbench(struct load *l) {
 	b->workers = calloc(b->m * b->t, sizeof *b->workers);
 	for (int i = 0; i < b->m; i++) {
 		b->msgs[i] = (struct sb_msg){.l = l, .idx = i, .buf = calloc(1, b->p + 1)};
-		add_thread(l, sb_msg_run, &b->msgs[i]);
 		for (int j = 0; j < b->t; j++) {
 			struct sb_worker *w = &b->workers[i * b->t + j];
 			*w = (struct sb_worker){.msg = &b->msgs[i], .idx = j, .buf = calloc(1, b->p + 1)};
-			add_thread(l, sb_worker_run, w);
 		}
+		add_thread(l, sb_msg_run, &b->msgs[i]);
 	}
 }
 
@@ -487,16 +495,25 @@ static void start_pipe(struct load *l) {
 		add_thread(l, pipe_thread, b);
 		return;
 	}
-	for (int k = 0; k < 2; k++) {
-		pid_t p = fork();
-		if (p < 0)
+	// perf bench sched pipe forks once and the two processes are parent
+	// and child: the first task forks the second (as the simulator's
+	// pipe/0 does pipe/1).
+	pid_t p = fork();
+	if (p < 0)
+		die("fork");
+	if (p == 0) {
+		pid_t c = fork();
+		if (c < 0)
 			die("fork");
-		if (p == 0) {
-			pipe_body(k ? b : a);
+		if (c == 0) {
+			pipe_body(b);
 			_exit(0);
 		}
-		add_pid(l, p);
+		pipe_body(a);
+		waitpid(c, NULL, 0);
+		_exit(0);
 	}
+	add_pid(l, p);
 	// The round trips the first process made are not visible here: the
 	// finite pipe counts its loops when both processes end.
 }
