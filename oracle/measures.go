@@ -208,13 +208,16 @@ func measure(r io.Reader, tp *machine.Topology, keep taskFilter) (*Measures, err
 			if next != 0 {
 				t := state(next)
 				unqueue(t)
+				// The first run counts under any name: a guest task
+				// names itself (prctl) after its first run, which may
+				// be on another CPU than its next.
+				if t.firstRunLLC < 0 {
+					t.firstRunLLC = tp.LLC[e.CPU]
+				}
 				if keep(e.Next.Comm) {
 					mine[next] = true
 					if t.lastCPU >= 0 && t.lastCPU != e.CPU {
 						m.MigrationsPerWakeup[distance(tp, t.lastCPU, e.CPU)]++
-					}
-					if t.firstRunLLC < 0 {
-						t.firstRunLLC = tp.LLC[e.CPU]
 					}
 					if t.woken {
 						lat = append(lat, float64(e.TS-t.wokenAt)/1000)

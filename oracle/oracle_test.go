@@ -258,3 +258,25 @@ func TestSplitTrace(t *testing.T) {
 		t.Errorf("entries %d/%d %v", kept, written, ok)
 	}
 }
+
+// A guest task names itself (prctl) after its first run: that run, under
+// the runner's name and maybe on another CPU than its next, is where its
+// fork placement put it, and the LLC spread counts it.
+func TestFirstRunCountsBeforeTheTaskNamesItself(t *testing.T) {
+	tp := mustTopology(t, Shape{1, 2, 1, 1}) // CPU 0 in LLC 0, CPU 1 in LLC 1
+	lines := []string{
+		"x-0 [000] d..3 1.000000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=guestload next_pid=1 next_prio=120",
+		"x-0 [000] d..3 1.000010000: sched_switch: prev_comm=work-a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",
+		"x-0 [001] d..3 1.000020000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=work-b next_pid=2 next_prio=120",
+		"work-b-2 [001] d..3 1.000030000: sched_waking: comm=work-a pid=1 prio=120 target_cpu=000",
+		"work-b-2 [001] d..3 1.000030000: sched_wakeup: comm=work-a pid=1 prio=120 target_cpu=001",
+		"x-0 [001] d..3 1.000040000: sched_switch: prev_comm=work-b prev_pid=2 prev_prio=120 prev_state=S ==> next_comm=work-a next_pid=1 next_prio=120",
+	}
+	m, err := measure(strings.NewReader(strings.Join(lines, "\n")+"\n"), tp, kindFilter([]string{"work"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Tasks != 2 || m.FirstRunLLCSpread != 1 {
+		t.Errorf("tasks %d, first runs' LLC spread %v (want 2 tasks over both LLCs: 1)", m.Tasks, m.FirstRunLLCSpread)
+	}
+}

@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -35,6 +36,23 @@
 #include <unistd.h>
 
 static atomic_int stopping;
+
+// The start gate: a workload's first tasks (schbench's message threads,
+// pipe's first process) wait here, unnamed, until the runner has started
+// every workload and is about to block. The runner is not one of the real
+// tool's tasks: running beside their first forks, it made the kernel's
+// fork balance count one more busy CPU than the simulation has (pipe's
+// child stayed in its parent's LLC on the 2-CCX shape: 6.12's
+// sched_balance_find_dst_group keeps the local group when it has as many
+// idle CPUs as the idlest). The wakeup from the gate is the runner's, by
+// a task not yet named as the workload's.
+static int go_gate[2];
+
+static void wait_go(void) {
+	char c;
+	while (read(go_gate[0], &c, 1) < 0 && errno == EINTR)
+		;
+}
 
 static int64_t now_ns(void) {
 	struct timespec ts;
@@ -192,6 +210,8 @@ struct load {
 	void *state;
 	void (*stop)(struct load *);
 	int64_t ended; // ns, when done
+	int joined, reaped; // tasks collected so far (reap)
+	int killed;         // a process of it ended by a signal
 };
 
 static void add_thread(struct load *l, void *(*fn)(void *), void *arg) {
@@ -275,6 +295,7 @@ static void *sb_msg_run(void *arg) {
 	struct load *l = msg->l;
 	struct sb *b = l->state;
 	char name[16];
+	wait_go();
 	snprintf(name, sizeof name, "schbench-m%d", msg->idx);
 	setup(name, &l->com, -1);
 	// schbench's message thread creates its own workers (the fork
@@ -438,6 +459,7 @@ static void start_hackbench(struct load *l) {
 				die("fork");
 			if (p == 0) {
 				close(hb_gate[1]); // the gate opens when the runner's copy closes
+				close(go_gate[1]); // (the other workloads' gate too)
 				hb_body(t);
 				// A receiver's count goes back in its exit status: the
 				// parent adds it up (processes share no memory).
@@ -475,6 +497,7 @@ static void pipe_body(struct pipe_task *t) {
 }
 
 static void *pipe_thread(void *arg) {
+	wait_go();
 	pipe_body(arg);
 	return NULL;
 }
@@ -502,6 +525,8 @@ static void start_pipe(struct load *l) {
 	if (p < 0)
 		die("fork");
 	if (p == 0) {
+		close(go_gate[1]); // the gate opens when the runner's copy closes
+		wait_go();
 		pid_t c = fork();
 		if (c < 0)
 			die("fork");
@@ -583,26 +608,59 @@ static void start_hog(struct load *l) {
 
 // ---- the runner ---------------------------------------------------------
 
-static void *joiner(void *arg) {
-	struct load *l = arg;
-	// hackbench's parent waits for its tasks, as the simulator's
-	// "hackbench/main" does: the joiner is that task, by name.
-	if (!strcmp(l->kind, "hackbench"))
-		prctl(PR_SET_NAME, "hackbench-main", 0, 0, 0);
-	for (int i = 0; i < l->ntids; i++)
-		pthread_join(l->tids[i], NULL);
-	for (int i = 0; i < l->npids; i++) {
-		int st;
-		while (waitpid(l->pids[i], &st, 0) < 0 && errno == EINTR)
+// reap collects a load's ended tasks, in order, without a helper thread
+// (a joiner thread was a third runnable task at the workload's first
+// forks: the kernel's fork balance counted it, the simulator has no such
+// task). wait: block until the deadline (CLOCK_MONOTONIC; 0 = try once).
+// It returns 1 once every task of the load has ended.
+static int reap(struct load *l, int64_t deadline) {
+	for (; l->joined < l->ntids; l->joined++) {
+		if (!deadline) {
+			if (pthread_tryjoin_np(l->tids[l->joined], NULL))
+				return 0;
+			continue;
+		}
+		// pthread_timedjoin_np takes CLOCK_REALTIME: move the deadline over.
+		struct timespec rt;
+		clock_gettime(CLOCK_REALTIME, &rt);
+		int64_t abs = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec + (deadline - now_ns());
+		struct timespec ts = {abs / 1000000000, abs % 1000000000};
+		if (pthread_timedjoin_np(l->tids[l->joined], NULL, &ts))
+			return 0;
+	}
+	for (; l->reaped < l->npids; l->reaped++) {
+		int st, fd = -1;
+		if (deadline) {
+			// A pidfd polls with a timeout; waitpid cannot.
+			fd = syscall(SYS_pidfd_open, l->pids[l->reaped], 0);
+			if (fd < 0)
+				die("pidfd_open");
+			int64_t left = deadline - now_ns();
+			struct pollfd pfd = {.fd = fd, .events = POLLIN};
+			struct timespec ts = {left > 0 ? left / 1000000000 : 0, left > 0 ? left % 1000000000 : 0};
+			int k;
+			while ((k = ppoll(&pfd, 1, &ts, NULL)) < 0 && errno == EINTR)
+				;
+			close(fd);
+			if (k == 0)
+				return 0;
+		}
+		pid_t r;
+		while ((r = waitpid(l->pids[l->reaped], &st, deadline ? 0 : WNOHANG)) < 0 && errno == EINTR)
 			;
+		if (r == 0)
+			return 0;
+		if (!WIFEXITED(st))
+			l->killed = 1;
 		if (!strcmp(l->kind, "hackbench") && WIFEXITED(st) && WEXITSTATUS(st) == 1)
 			atomic_fetch_add(&l->ops, (long)hb.f * hb.l);
 	}
-	if (!strcmp(l->kind, "pipe") && l->npids)
+	// A pipe's processes count their loops only by ending them all.
+	if (!strcmp(l->kind, "pipe") && l->npids && !l->killed)
 		atomic_store(&l->ops, num(&l->spec, "l"));
 	l->ended = now_ns();
 	atomic_store(&l->done, 1);
-	return NULL;
+	return 1;
 }
 
 int main(int argc, char **argv) {
@@ -631,8 +689,14 @@ int main(int argc, char **argv) {
 		l->com.nice = num(&l->spec, "nice");
 		parse_cpus(get(&l->spec, "cpus"), &l->com);
 	}
+	// hackbench's parent is the task that forks the children and waits
+	// for them, as the simulator's "hackbench/main": this thread, by name.
+	for (int i = 0; i < nl; i++)
+		if (!strcmp(loads[i].kind, "hackbench"))
+			prctl(PR_SET_NAME, "hackbench-main", 0, 0, 0);
+	if (pipe(go_gate))
+		die("pipe");
 	int64_t start = now_ns();
-	pthread_t joiners[16];
 	for (int i = 0; i < nl; i++) {
 		struct load *l = &loads[i];
 		if (!strcmp(l->kind, "schbench"))
@@ -647,48 +711,60 @@ int main(int argc, char **argv) {
 			fprintf(stderr, "guestload: kind %s has no guest load\n", l->kind);
 			return 2;
 		}
-		pthread_create(&joiners[i], NULL, joiner, l);
 	}
+	close(go_gate[1]);
 	// Run until the duration, or until every finite workload ended (the
-	// infinite ones only stop at the duration).
-	for (;;) {
-		int open = 0;
-		for (int i = 0; i < nl; i++)
-			if (!loads[i].finite || !atomic_load(&loads[i].done))
-				open = 1;
-		if (!open || now_ns() - start >= dur)
-			break;
-		sleep_ns(1000000);
+	// infinite ones only stop at the duration). This thread blocks the
+	// whole time (in a join, a poll or one sleep): it wakes nobody and
+	// takes no CPU from the workload.
+	int64_t deadline = start + dur, infinite = 0;
+	for (int i = 0; i < nl; i++) {
+		if (!loads[i].finite)
+			infinite = 1;
+		else if (now_ns() < deadline)
+			reap(&loads[i], deadline);
+	}
+	if (infinite) {
+		struct timespec ts = {deadline / 1000000000, deadline % 1000000000};
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
 	}
 	atomic_store(&stopping, 1);
 	for (int i = 0; i < nl; i++)
-		for (int k = 0; k < loads[i].npids; k++)
+		for (int k = loads[i].reaped; k < loads[i].npids; k++)
 			if (!atomic_load(&loads[i].done))
 				kill(loads[i].pids[k], SIGKILL);
 	// Post every futex until every thread has seen stopping: a thread
 	// may drop a post (schbench's message thread blocks its word before
-	// it waits), so once is not enough.
+	// it waits), so once is not enough. The killed processes are reaped.
+	// Threads of a finite load still running (pipe or hackbench with T=1
+	// past the duration) have no way to stop early: the exit ends them.
 	for (int open = 1; open;) {
 		open = 0;
 		for (int i = 0; i < nl; i++) {
-			if (atomic_load(&loads[i].done))
+			struct load *l = &loads[i];
+			if (atomic_load(&l->done) || reap(l, 0))
 				continue;
-			open = 1;
-			if (loads[i].stop)
-				loads[i].stop(&loads[i]);
+			if (l->stop) {
+				open = 1;
+				l->stop(l);
+			} else if (l->reaped < l->npids || (l->joined == l->ntids && l->npids)) {
+				open = 1;
+			}
 		}
 		if (open)
 			sleep_ns(1000000);
 	}
-	for (int i = 0; i < nl; i++)
-		pthread_join(joiners[i], NULL);
 	int64_t wall = now_ns() - start;
+	for (int i = 0; i < nl; i++)
+		if (!atomic_load(&loads[i].done))
+			loads[i].ended = start + wall; // still running at the stop
 	for (int i = 0; i < nl; i++) {
 		struct load *l = &loads[i];
 		char lat[256];
 		hist_print(&l->lat, lat, sizeof lat);
 		printf("guestload: {\"kind\":\"%s\",\"threads\":%d,\"ops\":%ld,\"finished\":%s,\"completion_s\":%.6f,\"wall_s\":%.6f,\"wakeup_latency_us\":%s}\n",
-		       l->kind, l->threads, atomic_load(&l->ops), l->finite && l->ended - start <= dur ? "true" : "false",
+		       l->kind, l->threads, atomic_load(&l->ops), l->finite && atomic_load(&l->done) && !l->killed && l->ended - start <= dur ? "true" : "false",
 		       (double)(l->ended - start) / 1e9, (double)wall / 1e9, lat);
 	}
 	return 0;
