@@ -5,7 +5,7 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # serve: where the dev server listens (make serve ADDR=0.0.0.0:9000).
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: test test-loop kernel-deps kernel-smoke kernel-table e2e-and-reproduce-quick vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-import bench-page bench-wasm serve reproduce fuzz fuzz-short
+.PHONY: test goldens test-loop kernel-deps kernel-smoke kernel-table e2e-and-reproduce-quick vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-import bench-page bench-wasm serve reproduce fuzz fuzz-short
 
 ## test: everything CI runs (vet, unit tests, the browser build, the
 ## engine's tests compiled to WebAssembly and run under Node, the browser
@@ -26,14 +26,27 @@ test-loop:
 # validation is one busy core; their results do not depend on timing), the
 # validation's output printed after the browser test's. Fails if either
 # does.
+# Its output is a golden (REPRODUCE_GOLDEN): a difference fails, as the
+# golden runs of TestRunGoldens do; make goldens rewrites both.
+REPRODUCE_GOLDEN = cmd/schedsim/testdata/reproduce-quick.txt
 e2e-and-reproduce-quick:
-	@log=$$(mktemp); \
-	$(GO) run ./cmd/schedsim reproduce --quick > "$$log" 2>&1 & rq=$$!; \
+	@log=$$(mktemp); errlog=$$(mktemp); \
+	$(GO) run ./cmd/schedsim reproduce --quick --no-wall-time > "$$log" 2> "$$errlog" & rq=$$!; \
 	$(MAKE) --no-print-directory e2e; e2e=$$?; \
 	wait $$rq; rqs=$$?; \
-	echo "== reproduce --quick (ran beside e2e) =="; cat "$$log"; rm -f "$$log"; \
-	echo "e2e exit $$e2e, reproduce --quick exit $$rqs"; \
-	test $$e2e -eq 0 && test $$rqs -eq 0
+	echo "== reproduce --quick (ran beside e2e) =="; cat "$$log" "$$errlog"; \
+	diff -u $(REPRODUCE_GOLDEN) "$$log" > "$$errlog.diff"; gold=$$?; \
+	if [ $$gold -ne 0 ]; then echo "reproduce --quick differs from $(REPRODUCE_GOLDEN) (intended? make goldens, and commit the diff):"; cat "$$errlog.diff"; fi; \
+	rm -f "$$log" "$$errlog" "$$errlog.diff"; \
+	echo "e2e exit $$e2e, reproduce --quick exit $$rqs, golden diff exit $$gold"; \
+	test $$e2e -eq 0 && test $$rqs -eq 0 && test $$gold -eq 0
+
+## goldens: rewrite the golden outputs from the current engine (the runs
+## of cmd/schedsim/testdata/runs/cases.txt and reproduce --quick); read
+## and commit the diff: it is every number the change moved.
+goldens:
+	$(GO) test ./cmd/schedsim/ -run '^TestRunGoldens$$' -count=1 -update-goldens
+	$(GO) run ./cmd/schedsim reproduce --quick --no-wall-time > $(REPRODUCE_GOLDEN) || true
 
 vet:
 	test -z "$$(gofmt -l .)" || (gofmt -l . && echo "gofmt needed" && false)

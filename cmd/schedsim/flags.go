@@ -36,7 +36,7 @@ var verbSynopsis = map[string]string{
 		"checks that the guest's topology and scheduler domains are the simulated machine's, runs the\n" +
 		"workloads there with the sched tracepoints on and in the simulation of the closest era, and\n" +
 		"prints the decision measures of both, with a tolerance and a verdict each.\n",
-	"reproduce": "usage: schedsim reproduce [--json] [--quick] [--out FILE] [TARGET...]\n\n" +
+	"reproduce": "usage: schedsim reproduce [--json] [--quick] [--no-wall-time] [--out FILE] [TARGET...]\n\n" +
 		"Runs the validation experiments (all, or the TARGETs named: V1, v1-sis-schbench, ...)\n" +
 		"and prints seed vs simulated figures and PASS/FAIL per check. Exit status 1 when a\n" +
 		"check fails that is not a known_fail.\n",

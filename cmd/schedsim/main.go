@@ -71,7 +71,7 @@ verbs:
                           turn a scheduler trace (ftrace, trace-cmd report, perf sched
                           script, this simulator's exports) into a workload to replay
                           with --workload trace:file=FILE
-  reproduce [--json] [--quick] [--out FILE] [--force] [TARGET...]
+  reproduce [--json] [--quick] [--no-wall-time] [--out FILE] [--force] [TARGET...]
                           run the validation experiments (V1..V6): seed figures
                           beside simulated ones, PASS/FAIL per check
   machine detect [-o FILE] [--force] [--quick] [--sysfs DIR]

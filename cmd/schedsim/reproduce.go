@@ -22,8 +22,8 @@ import (
 var runExperiment = experiment.Run
 
 type reproduceFlags struct {
-	asJSON, quick, verbose, force bool
-	out                           string
+	asJSON, quick, verbose, force, noWall bool
+	out                                   string
 }
 
 func reproduceFlagSet(f *reproduceFlags) *flag.FlagSet {
@@ -33,6 +33,7 @@ func reproduceFlagSet(f *reproduceFlags) *flag.FlagSet {
 	fs.BoolVar(&f.verbose, "v", false, "report progress on stderr")
 	fs.StringVar(&f.out, "out", "", "write the output to `FILE` instead of stdout (whole or not at all)")
 	fs.BoolVar(&f.force, "force", false, "replace an existing --out file")
+	fs.BoolVar(&f.noWall, "no-wall-time", false, "leave out each experiment's wall time so identical runs give byte-identical output")
 	return fs
 }
 
@@ -95,7 +96,11 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 		}
 		outs = append(outs, o)
 		if !f.asJSON {
-			writeOutcome(dst, o, time.Since(start))
+			took := time.Since(start)
+			if f.noWall {
+				took = -1
+			}
+			writeOutcome(dst, o, took)
 			dst.flushStdout() // each outcome as it comes, on a terminal
 		}
 	}
@@ -115,8 +120,14 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// writeOutcome prints one experiment's rows and checks; took < 0 leaves
+// its wall time out (--no-wall-time).
 func writeOutcome(w io.Writer, o *experiment.Outcome, took time.Duration) {
-	fmt.Fprintf(w, "%s\n  source: %s\n  %d seeds × %.3g s per arm (%.1fs wall)\n", o.Title, o.Source, o.Seeds, o.DurationS, took.Seconds())
+	wall := ""
+	if took >= 0 {
+		wall = fmt.Sprintf(" (%.1fs wall)", took.Seconds())
+	}
+	fmt.Fprintf(w, "%s\n  source: %s\n  %d seeds × %.3g s per arm%s\n", o.Title, o.Source, o.Seeds, o.DurationS, wall)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  \trow\tseed\tsimulated (mean ± sd)\t\n")
 	for _, r := range o.Rows {
