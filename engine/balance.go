@@ -118,12 +118,7 @@ func (s *Sim) onTick(c *cpu) {
 	s.q.scheduleTick(s.topo.NCPU+c.id, s.now+s.tickNS)
 	s.settle(c)
 	s.updateCurr(c)
-	if s.era == knob.EraO1 {
-		s.o1UpdateLoad(c)
-		if c.curr.state == TaskRunning && s.o1Tick(c) {
-			c.needResched = true
-		}
-	} else if c.nr > 1 && c.curr.state == TaskRunning && !c.needResched && s.checkPreemptTick(c) {
+	if s.class.taskTick(c) {
 		c.needResched = true
 	}
 	s.numaCheck(c)
@@ -132,7 +127,7 @@ func (s *Sim) onTick(c *cpu) {
 		// due (its cost is stolen from the running task), then
 		// nohz_balancer_kick.
 		if s.now >= c.nextBalance {
-			if cost := s.rebalanceDomains(c, cpuNotIdle, c, s.now); cost > 0 && c.curr != nil {
+			if cost := s.class.rebalanceDomains(c, cpuNotIdle, c, s.now); cost > 0 && c.curr != nil {
 				s.steal(c, cost)
 			}
 		}
@@ -168,75 +163,6 @@ func (s *Sim) intervalJiffiesNS(ms int64) int64 {
 	maxJ := s.k.Get(knob.HZ) * int64(s.topo.NCPU) / 10
 	j = min(max(j, 1), max(maxJ, 1))
 	return j * s.tickNS
-}
-
-// rebalanceDomains is v5.2's rebalance_domains for c: each domain level,
-// bottom-up, is balanced when its interval has expired; max_newidle_lb_cost
-// decays by 253/256 once a second and rq->max_idle_balance_cost follows
-// the sum over the levels. payer is the CPU doing the work (c itself, or
-// the kicked ILB for a tickless idle c), at the time it starts. It returns
-// the CPU time the passes took.
-func (s *Sim) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
-	if s.era == knob.EraO1 {
-		return s.o1RebalanceTick(c, it)
-	}
-	if s.era == knob.Era66 {
-		return s.rebalanceDomains66(c, it, payer, at)
-	}
-	next := s.now + 60*Second
-	updateNext := false
-	cont := true
-	needDecay := false
-	maxCost := int64(0)
-	cost := int64(0)
-	for i, dom := range c.domains() {
-		ds := &c.doms[i]
-		if s.now > ds.nextDecay {
-			ds.maxNewidleLBCost = ds.maxNewidleLBCost * 253 / 256
-			ds.nextDecay = s.now + Second
-			needDecay = true
-		}
-		maxCost += ds.maxNewidleLBCost
-		if !cont {
-			// Another CPU of the local group balances the levels above;
-			// keep walking only to decay their costs.
-			if needDecay {
-				continue
-			}
-			break
-		}
-		interval := s.balanceIntervalNS(dom, ds, it != cpuIdle)
-		// SD_SERIALIZE (NUMA level): the kernel's global "balancing"
-		// trylock never fails here, passes run one at a time.
-		if s.now >= ds.lastBalance+interval {
-			moved, t := s.loadBalance(c, i, it, &cont, payer, at+cost)
-			cost += t
-			if moved > 0 {
-				// Tasks were pulled: c is no longer idle for the
-				// levels above.
-				it = cpuNotIdle
-				if c.idle() {
-					it = cpuIdle
-				}
-			}
-			ds.lastBalance = s.now
-			interval = s.balanceIntervalNS(dom, ds, it != cpuIdle)
-		}
-		if next > ds.lastBalance+interval {
-			next = ds.lastBalance + interval
-			updateNext = true
-		}
-	}
-	if needDecay {
-		c.maxIdleBalanceCost = max(s.k.Get(knob.SchedMigrationCost), maxCost)
-	}
-	if updateNext {
-		c.nextBalance = next
-		if it == cpuIdle && s.nohzNext > c.nextBalance {
-			s.nohzNext = c.nextBalance
-		}
-	}
-	return cost
 }
 
 // shouldWeBalance is should_we_balance: newly idle CPUs always balance;
@@ -482,7 +408,7 @@ func (s *Sim) wakeForPulledAt(dst *cpu, t *Task, payer *cpu, at int64) {
 		s.kick(dst, at+s.idleWakeDelay(dst, from))
 		return
 	}
-	if s.checkPreemptWakeup(dst, t) {
+	if s.class.wakeupPreempt(dst, t) {
 		dst.needResched = true
 		if remote {
 			at += s.k.Get(knob.IPINS)

@@ -686,7 +686,7 @@ func (s *Sim) detachTasks66(env *lbEnv) int {
 		case migrateTask:
 			env.imbalance--
 		}
-		s.detachQueued(src, p, env.dst)
+		s.detachQueued66(src, p, env.dst)
 		detached = append(detached, p)
 		s.lb.s66.moved[env.migration]++
 		if env.imbalance <= 0 {
@@ -695,7 +695,7 @@ func (s *Sim) detachTasks66(env *lbEnv) int {
 	}
 	for i := len(detached) - 1; i >= 0; i-- {
 		p := detached[i]
-		s.attachQueued(env.dst, p, env.dst)
+		s.attachQueued66(env.dst, p, env.dst)
 		if env.idle != cpuNewlyIdle {
 			s.wakeForPulledAt(env.dst, p, env.payer, env.at)
 		}

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"schedplay/engine/cpumask"
-	"schedplay/engine/knob"
 	"schedplay/engine/machine"
 )
 
@@ -16,13 +15,6 @@ import (
 // loaded than the local one, then its idlest CPU, and the walk continues
 // below that level from the new CPU.
 func (s *Sim) findIdlestCPU(t *Task, cpu int) int {
-	if s.era == knob.EraO1 {
-		// 2.6.7 wakes a forked task on the CPU the fork ran on.
-		if t.allowed.Test(cpu) {
-			return cpu
-		}
-		return s.fallbackCPU(t, cpu)
-	}
 	if !t.allowed.Test(cpu) {
 		cpu = s.fallbackCPU(t, cpu)
 	}

@@ -6,62 +6,6 @@ import "schedplay/engine/knob"
 // (newly idle) and the NOHZ idle balance (nohz_balancer_kick, kick_ilb,
 // _nohz_idle_balance in v5.2.1 kernel/sched/fair.c).
 
-// newidleBalance is idle_balance(): a CPU about to go idle tries to pull
-// work, level by level, while its average idle time covers the cost so
-// far plus the level's max_newidle_lb_cost. It is skipped when avg_idle is
-// below sysctl_sched_migration_cost or no CPU has a task waiting
-// (root_domain->overload). It returns the CPU time the balancing took;
-// when nothing was pulled the CPU spends that time before it is really
-// idle (balanceUntil), so a wakeup meanwhile waits for the rest.
-// skipLLC leaves out the levels the shared runqueue already covered.
-func (s *Sim) newidleBalance(c *cpu, skipLLC bool) int64 {
-	if s.era == knob.EraO1 {
-		return s.o1IdleBalance(c)
-	}
-	if s.era == knob.Era66 {
-		return s.newidleBalance66(c, skipLLC)
-	}
-	doms := c.domains()
-	if len(doms) == 0 {
-		return 0
-	}
-	next := s.now + Second // jiffies + HZ
-	if c.avgIdle < s.k.Get(knob.SchedMigrationCost) || !s.overloaded {
-		next = min(next, s.idleNextBalance(c, 0))
-		c.nextBalance = min(c.nextBalance, next)
-		return 0
-	}
-	cost := int64(0)
-	for i, dom := range doms {
-		ds := &c.doms[i]
-		if skipLLC && dom.ShareLLC {
-			continue
-		}
-		if c.avgIdle < cost+ds.maxNewidleLBCost {
-			next = min(next, s.idleNextBalance(c, i))
-			break
-		}
-		cont := true
-		pulled, t := s.loadBalance(c, i, cpuNewlyIdle, &cont, c, s.now+cost)
-		// The kernel times each level with sched_clock; here a pass
-		// costs what it is charged.
-		ds.maxNewidleLBCost = max(ds.maxNewidleLBCost, t)
-		cost += t
-		next = min(next, s.idleNextBalance(c, i))
-		if pulled > 0 || c.nr > 0 {
-			break
-		}
-	}
-	c.maxIdleBalanceCost = max(c.maxIdleBalanceCost, cost)
-	if c.nr > 0 {
-		c.idleStamp = 0
-	} else {
-		c.balanceUntil = max(c.balanceUntil, s.now+cost)
-	}
-	c.nextBalance = min(c.nextBalance, next)
-	return cost
-}
-
 // idleNextBalance is update_next_balance's candidate for level i: its last
 // balance plus the idle (not busy) interval.
 func (s *Sim) idleNextBalance(c *cpu, i int) int64 {
@@ -135,7 +79,7 @@ func (s *Sim) kickILB(ilb *cpu) {
 		}
 		t += s.k.Get(knob.LBCPUNS) // update_nohz_stats, the next_balance check
 		if s.now >= o.nextBalance {
-			t += s.rebalanceDomains(o, cpuIdle, ilb, t)
+			t += s.class.rebalanceDomains(o, cpuIdle, ilb, t)
 		}
 		if next > o.nextBalance {
 			next = o.nextBalance
@@ -143,7 +87,7 @@ func (s *Sim) kickILB(ilb *cpu) {
 		}
 	}
 	if !aborted {
-		t += s.rebalanceDomains(ilb, cpuIdle, ilb, t)
+		t += s.class.rebalanceDomains(ilb, cpuIdle, ilb, t)
 	}
 	if updateNext {
 		s.nohzNext = next

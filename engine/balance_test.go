@@ -321,21 +321,21 @@ func TestNewidleBalanceGates(t *testing.T) {
 		t.Fatal("precondition: CPU 0 has a task waiting, root_domain->overload should be set")
 	}
 	c.avgIdle = 400 * Microsecond
-	if cost := s.newidleBalance(c, false); cost != 0 || s.stats.lbCalls != calls {
+	if cost := s.class.balanceNewidle(c, false); cost != 0 || s.stats.lbCalls != calls {
 		t.Fatalf("avg_idle 400 µs: cost %d, %d passes; want the balance skipped", cost, s.stats.lbCalls-calls)
 	}
 	c.avgIdle = 600 * Microsecond
 	c.doms[di].maxNewidleLBCost = 700 * Microsecond
-	if cost := s.newidleBalance(c, false); cost != 0 || s.stats.lbCalls != calls {
+	if cost := s.class.balanceNewidle(c, false); cost != 0 || s.stats.lbCalls != calls {
 		t.Fatalf("avg_idle 600 µs < max_newidle_lb_cost 700 µs: cost %d; want the level skipped", cost)
 	}
 	c.doms[di].maxNewidleLBCost = 0
 	s.overloaded = false
-	if cost := s.newidleBalance(c, false); cost != 0 || s.stats.lbCalls != calls {
+	if cost := s.class.balanceNewidle(c, false); cost != 0 || s.stats.lbCalls != calls {
 		t.Fatalf("not overloaded: cost %d; want the balance skipped", cost)
 	}
 	s.overloaded = true
-	cost := s.newidleBalance(c, false)
+	cost := s.class.balanceNewidle(c, false)
 	want := s.lbCost(c.domains()[di])
 	if cost != want || c.nr != 1 || c.doms[di].maxNewidleLBCost != want {
 		t.Fatalf("avg_idle 600 µs: cost %d (want %d), nr %d (want 1), max_newidle_lb_cost %d", cost, want, c.nr, c.doms[di].maxNewidleLBCost)
@@ -352,7 +352,7 @@ func TestMaxIdleBalanceCostIsTheSumOfLevels(t *testing.T) {
 	for i := range c.doms {
 		c.doms[i].maxNewidleLBCost = 256 * Microsecond
 	}
-	s.rebalanceDomains(c, cpuIdle, c, s.now)
+	s.class.rebalanceDomains(c, cpuIdle, c, s.now)
 	want := int64(len(c.doms)) * (256 * Microsecond * 253 / 256)
 	if len(c.doms) < 3 || c.maxIdleBalanceCost != want {
 		t.Fatalf("max_idle_balance_cost %d over %d levels, want %d", c.maxIdleBalanceCost, len(c.doms), want)

@@ -397,7 +397,7 @@ func (s *Sim) startAction(c *cpu, t *Task) bool {
 			return true
 		}
 		p.waking = true // TASK_WAKING: claimed by this waker
-		d := s.selectTaskRq(p, c.id, t, a.Sync)
+		d := s.class.selectTaskRq(p, c.id, t, a.Sync)
 		t.wakeTarget = d.Chosen
 		s.claimWake(s.cpus[d.Chosen])
 		t.actActive = true
@@ -465,7 +465,7 @@ func (s *Sim) schedule(c *cpu) {
 		if prev.state == TaskRunning {
 			prev.state = TaskRunnable
 			if c.pushTo >= 0 && prev.allowed.Test(c.pushTo) {
-				s.pushCurr(c, prev, s.cpus[c.pushTo])
+				s.class.pushCurr(c, prev, s.cpus[c.pushTo])
 			} else {
 				s.treeInsert(c, prev)
 				if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll {
@@ -477,7 +477,7 @@ func (s *Sim) schedule(c *cpu) {
 		c.pushLB = false
 	}
 	c.needResched = false
-	next := s.pickNext(c)
+	next := s.class.pickNextTask(c)
 	if next != nil && s.smtPresent && s.k.On(knob.SMT_NICE) && s.dependentSleeper(c, next) {
 		s.holdIdle(c, prev)
 		return
@@ -486,12 +486,12 @@ func (s *Sim) schedule(c *cpu) {
 	if next == nil {
 		c.idleStamp = s.now
 		if s.srqOn() && s.srqPop(c) != nil { // v3 pulls whatever rd->overload says (SRQ_OVERLOAD adds the gate)
-			next = s.pickNext(c)
+			next = s.class.pickNextTask(c)
 			c.idleStamp = 0
 		}
 		if next == nil && s.k.On(knob.LB_NEWIDLE) {
-			overhead = s.newidleBalance(c, s.srqOn())
-			next = s.pickNext(c)
+			overhead = s.class.balanceNewidle(c, s.srqOn())
+			next = s.class.pickNextTask(c)
 		}
 	}
 	if next == nil {
@@ -576,13 +576,9 @@ func (s *Sim) holdIdle(c *cpu, prev *Task) {
 	s.q.scheduleTick(s.topo.NCPU+c.id, (s.now/s.tickNS+1)*s.tickNS)
 }
 
-// pushCurr is the active-balance stopper: the task c just stopped running
-// moves to dst.
-func (s *Sim) pushCurr(c *cpu, t *Task, dst *cpu) {
-	if s.era == knob.Era66 {
-		s.pushCurr66(c, t, dst)
-		return
-	}
+// pushCurrQueued is the active-balance stopper of v5.2 and 2.6: the task c
+// just stopped running moves to dst.
+func (s *Sim) pushCurrQueued(c *cpu, t *Task, dst *cpu) {
 	s.accountDequeue(c, t)
 	t.vruntime -= c.minVruntime
 	s.attachQueued(dst, t, c)

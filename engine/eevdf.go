@@ -316,7 +316,7 @@ func (s *Sim) pushCurr66(c *cpu, t *Task, dst *cpu) {
 	load := c.avgLoad + t.weight
 	t.vlag = s.entityLag(c.minVruntime+floorDiv(avg, load), t)
 	s.accountDequeue(c, t)
-	s.attachQueued(dst, t, c)
+	s.attachQueued66(dst, t, c)
 	if c.pushLB {
 		s.activePushed(c, dst)
 	}

@@ -169,7 +169,7 @@ func TestEEVDFWakeupPreemptionByDeadline(t *testing.T) {
 			curr.pickDeadline = c.currDL - 1 // update_deadline gave it a new one since
 		}
 		p := queued(s, cp, "wakee", 0, c.wakeV, c.wakeDL)
-		if got := s.checkPreemptWakeup(cp, p); got != c.preempt {
+		if got := s.class.wakeupPreempt(cp, p); got != c.preempt {
 			t.Errorf("%s: preempt %v, want %v (V %d)", c.name, got, c.preempt, s.avgVruntime(cp))
 		}
 	}

@@ -238,53 +238,6 @@ func (s *Sim) detachLoad(t *Task) {
 	}
 }
 
-// enqueueNew puts a freshly forked task on c (wake_up_new_task →
-// enqueue_entity without ENQUEUE_WAKEUP): t.vruntime arrives normalised by
-// forkVruntime and is made absolute on c after update_curr, as the kernel
-// renormalises every non-wakeup enqueue.
-func (s *Sim) enqueueNew(c *cpu, t *Task) {
-	if s.era == knob.EraO1 {
-		s.o1EnqueueNew(c, t)
-		return
-	}
-	if s.era == knob.Era66 {
-		s.enqueueNew66(c, t)
-		return
-	}
-	s.updateCurr(c)
-	t.vruntime += c.minVruntime
-	t.state = TaskRunnable
-	t.cpu = c.id
-	s.treeInsert(c, t)
-	s.accountEnqueue(c, t)
-	if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll {
-		s.srqPush(t, c)
-	}
-}
-
-// enqueueWakeup puts a woken task on c, renormalising its vruntime if it
-// changed runqueue and giving it sleeper credit.
-func (s *Sim) enqueueWakeup(c *cpu, t *Task) {
-	if s.era == knob.EraO1 {
-		s.o1Activate(c, t)
-		return
-	}
-	if s.era == knob.Era66 {
-		s.enqueueWakeup66(c, t)
-		return
-	}
-	if t.cpu >= 0 && t.cpu != c.id {
-		t.vruntime = t.vruntime - s.cpus[t.cpu].minVruntime + c.minVruntime
-	}
-	s.updateCurr(c)
-	s.place(c, t, false)
-	t.state = TaskRunnable
-	t.cpu = c.id
-	s.treeInsert(c, t)
-	s.accountEnqueue(c, t)
-	s.updateMinVruntime(c)
-}
-
 // dequeueCurr takes curr off the runqueue because it blocks or exits; c.curr
 // keeps pointing at it until schedule() switches away.
 func (s *Sim) dequeueCurr(c *cpu, t *Task, state TaskState) {
@@ -310,10 +263,6 @@ func (s *Sim) dequeueCurr(c *cpu, t *Task, state TaskState) {
 // normalising its vruntime to be relative to c's min_vruntime. payer is the
 // CPU doing the migration.
 func (s *Sim) detachQueued(c *cpu, t *Task, payer *cpu) {
-	if s.era == knob.Era66 {
-		s.detachQueued66(c, t, payer)
-		return
-	}
 	s.srqRemove(t, payer)
 	s.treeRemove(c, t)
 	s.clearBuddies(c, t)
@@ -324,10 +273,6 @@ func (s *Sim) detachQueued(c *cpu, t *Task, payer *cpu) {
 
 // attachQueued enqueues a migrated task on c.
 func (s *Sim) attachQueued(c *cpu, t *Task, payer *cpu) {
-	if s.era == knob.Era66 {
-		s.attachQueued66(c, t, payer)
-		return
-	}
 	s.updateCurr(c)
 	t.vruntime += c.minVruntime
 	t.state = TaskRunnable
@@ -435,34 +380,6 @@ func (s *Sim) wakeupPreemptLatency(curr, se *Task) int {
 	return 0
 }
 
-// pickNext is pick_next_entity after put_prev: the leftmost task, unless
-// the last buddy (the task a wakeup preempted) or next buddy (the wakee
-// that preempted) is within a wakeup granularity of it.
-func (s *Sim) pickNext(c *cpu) *Task {
-	if s.era == knob.EraO1 {
-		return s.o1Pick(c)
-	}
-	if s.era == knob.Era66 {
-		return s.pickNext66(c)
-	}
-	if len(c.tree) == 0 {
-		return nil
-	}
-	left := c.tree[0]
-	se := left
-	// pick_next_entity calls the same wakeup_preempt_entity as wakeup
-	// preemption, so LN_PREEMPT's offsets also decide the buddies.
-	if c.lastBuddy != nil && c.lastBuddy.state == TaskRunnable && c.lastBuddy.cpu == c.id &&
-		s.wakeupPreemptLatency(c.lastBuddy, left) < 1 {
-		se = c.lastBuddy
-	}
-	if c.nextBuddy != nil && c.nextBuddy.state == TaskRunnable && c.nextBuddy.cpu == c.id &&
-		s.wakeupPreemptLatency(c.nextBuddy, left) < 1 {
-		se = c.nextBuddy
-	}
-	return se
-}
-
 func (s *Sim) clearBuddies(c *cpu, t *Task) {
 	if c.nextBuddy == t {
 		c.nextBuddy = nil
@@ -470,67 +387,6 @@ func (s *Sim) clearBuddies(c *cpu, t *Task) {
 	if c.lastBuddy == t {
 		c.lastBuddy = nil
 	}
-}
-
-// checkPreemptWakeup is check_preempt_wakeup for a task p just enqueued on
-// busy CPU c. It reports whether curr must be rescheduled.
-func (s *Sim) checkPreemptWakeup(c *cpu, p *Task) bool {
-	if s.era == knob.EraO1 {
-		return s.o1PreemptWakeup(c, p)
-	}
-	if s.era == knob.Era66 {
-		return s.checkPreemptWakeup66(c, p, false)
-	}
-	curr := c.curr
-	if curr == nil {
-		return true
-	}
-	if curr == p || c.needResched || curr.state != TaskRunning {
-		return false
-	}
-	if !s.k.On(knob.WAKEUP_PREEMPTION) {
-		return false
-	}
-	s.settle(c)
-	s.updateCurr(c)
-	if s.wakeupPreemptLatency(curr, p) == 1 {
-		c.nextBuddy = p
-		// LAST_BUDDY: with many tasks queued, try to give the CPU back to
-		// the preempted task next.
-		if int64(c.nr) >= s.nrLatency {
-			c.lastBuddy = curr
-		}
-		return true
-	}
-	return false
-}
-
-// checkPreemptTick is check_preempt_tick.
-func (s *Sim) checkPreemptTick(c *cpu) bool {
-	if s.era == knob.Era66 {
-		return false // v6.6 has no check_preempt_tick: update_curr's update_deadline reschedules
-	}
-	curr := c.curr
-	ideal := s.schedSlice(c, curr, true)
-	ran := curr.sumExec - curr.prevSumExec
-	if ran > ideal {
-		s.clearBuddies(c, curr)
-		return true
-	}
-	if ran < s.minGranNS || len(c.tree) == 0 {
-		return false
-	}
-	d := curr.vruntime - c.tree[0].vruntime
-	if s.k.On(knob.LN_PREEMPT) {
-		// Patch 5/8 of the latency-nice series: the leftmost task's
-		// latency offset relative to curr's shifts the test, and curr is
-		// also rescheduled once it is get_latency_max ahead.
-		if d < s.wakeupLatencyGran(curr, c.tree[0]) {
-			return false
-		}
-		return d > ideal || d > s.latencyMax()
-	}
-	return d > ideal
 }
 
 // checkPreemptNew handles a newly forked task on c (check_preempt_curr
@@ -541,16 +397,7 @@ func (s *Sim) checkPreemptNew(c *cpu, t *Task) {
 		s.kick(c, s.now+s.idleWakeDelay(c, s.actor))
 		return
 	}
-	if s.era == knob.EraO1 {
-		return // wake_up_forked_process makes no preemption check
-	}
-	preempt := false
-	if s.era == knob.Era66 {
-		preempt = s.checkPreemptWakeup66(c, t, true) // WF_FORK: no next buddy
-	} else {
-		preempt = s.checkPreemptWakeup(c, t)
-	}
-	if preempt {
+	if s.class.wakeupPreemptNew(c, t) {
 		c.needResched = true
 		s.kick(c, s.now)
 	}

@@ -108,7 +108,7 @@ func TestPollingCPUNeedsNoIPI(t *testing.T) {
 		p.nrAllowed = 1
 		p.allowed = cpumaskOf(s, 1)
 		s.actor = 0
-		d := s.selectTaskRq(p, 0, s.cpus[0].idleTask, false)
+		d := s.class.selectTaskRq(p, 0, s.cpus[0].idleTask, false)
 		s.claimWake(s.cpus[d.Chosen])
 		waker := s.ttwuQueue(p, s.cpus[1], 0, s.now, 0)
 		kicks[i] = s.q.whenOf(2*s.topo.NCPU + 1)
@@ -139,7 +139,7 @@ func TestWakeupClaimsChosenCPU(t *testing.T) {
 	s.actor = 0
 	// Same LLC: waker on 0, wakee last ran on 1.
 	p := sleeper(s, "p", 1)
-	d := s.selectTaskRq(p, 0, s.cpus[0].idleTask, false)
+	d := s.class.selectTaskRq(p, 0, s.cpus[0].idleTask, false)
 	if d.Chosen != 1 {
 		t.Fatalf("p placed on %d, want its idle prev 1", d.Chosen)
 	}
@@ -148,7 +148,7 @@ func TestWakeupClaimsChosenCPU(t *testing.T) {
 		t.Fatal("CPU 1 still looks idle after the decision")
 	}
 	q := sleeper(s, "q", 1)
-	if d := s.selectTaskRq(q, 0, s.cpus[0].idleTask, false); d.Chosen == 1 {
+	if d := s.class.selectTaskRq(q, 0, s.cpus[0].idleTask, false); d.Chosen == 1 {
 		t.Fatalf("a second waker also chose CPU 1 (stage %s)", d.Stage)
 	}
 	s.ttwuQueue(p, s.cpus[1], 0, s.now, 0)
@@ -158,7 +158,7 @@ func TestWakeupClaimsChosenCPU(t *testing.T) {
 
 	// Cross LLC: wakee last ran on 3.
 	r := sleeper(s, "r", 3)
-	d = s.selectTaskRq(r, 0, s.cpus[0].idleTask, false)
+	d = s.class.selectTaskRq(r, 0, s.cpus[0].idleTask, false)
 	if d.Chosen != 3 {
 		t.Fatalf("r placed on %d, want its idle prev 3", d.Chosen)
 	}
@@ -171,7 +171,7 @@ func TestWakeupClaimsChosenCPU(t *testing.T) {
 	x := sleeper(s, "x", 3)
 	x2 := sleeper(s, "x2", 3)
 	for _, w := range []*Task{x, x2} {
-		if d := s.selectTaskRq(w, 0, s.cpus[0].idleTask, false); d.Chosen == 3 {
+		if d := s.class.selectTaskRq(w, 0, s.cpus[0].idleTask, false); d.Chosen == 3 {
 			t.Fatalf("%s also chose CPU 3 while its wake_list is not empty", w.Name)
 		}
 	}
@@ -219,7 +219,7 @@ func TestPinnedWakeupSkipsSelectTaskRqFair(t *testing.T) {
 	s.cpus[2].curr = waker // make CPU 2 busy so a search would have to run
 	flips, recent, scan := waker.wakeeFlips, waker.recentUsedCPU, s.cpus[0].avgScanCost
 	s.llcs[0].hasIdleCores = true
-	d := s.selectTaskRq(p, 0, waker, false)
+	d := s.class.selectTaskRq(p, 0, waker, false)
 	s.cpus[2].curr = nil
 	if d.Chosen != 2 || d.Stage != StagePinned || len(d.Probes) != 0 {
 		t.Fatalf("pinned wakee: chosen %d stage %s probes %v", d.Chosen, d.Stage, d.Probes)

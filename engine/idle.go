@@ -163,7 +163,7 @@ func (s *Sim) idleTick(c *cpu) {
 	}
 	if s.k.On(knob.LB_PERIODIC) && s.now >= c.nextBalance {
 		// Its own CPU time: a task that arrives meanwhile waits for it.
-		cost := s.rebalanceDomains(c, cpuIdle, c, s.now)
+		cost := s.class.rebalanceDomains(c, cpuIdle, c, s.now)
 		c.balanceUntil = max(c.balanceUntil, s.now+cost)
 	}
 }

@@ -217,7 +217,7 @@ func (sc *scenario) run(t *testing.T, td *datadriven.TestData) (string, error) {
 		if cur == nil {
 			cur = c.idleTask
 		}
-		d := sc.s.selectTaskRq(p, waker, cur, td.HasArg("sync"))
+		d := sc.s.class.selectTaskRq(p, waker, cur, td.HasArg("sync"))
 		out := renderDecision(d)
 		if td.HasArg("enqueue") {
 			sc.s.actor = waker

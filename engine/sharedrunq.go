@@ -332,8 +332,8 @@ func (s *Sim) srqPop(c *cpu) *Task {
 		sh.list = sh.list[:len(sh.list)-1]
 		p.srqShard = -1
 		src := s.cpus[p.cpu]
-		s.detachQueued(src, p, c)
-		s.attachQueued(c, p, c)
+		s.class.detachTask(src, p, c)
+		s.class.attachTask(c, p, c)
 		s.stats.srqPops++
 		return p
 	}

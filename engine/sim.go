@@ -49,8 +49,11 @@ type Sim struct {
 	topo *machine.Topology
 	k    knob.Values
 	era  knob.Era // the kernel simulated (knob era): selects the class, wakeup path and balancer
-	seed uint64
-	now  int64
+	// class is the era's scheduling class (class.go): the core calls
+	// its hooks, never an era's code directly.
+	class schedClass
+	seed  uint64
+	now   int64
 
 	cpus      []*cpu
 	tasks     []*Task
@@ -144,6 +147,7 @@ func New(cfg Config) (*Sim, error) {
 	}
 	tp := cfg.Machine
 	s := &Sim{topo: tp, k: cfg.Knobs, era: cfg.Knobs.Era(), seed: cfg.Seed, debug: cfg.Debug}
+	s.class = newClass(s, s.era)
 	s.rng = rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	s.computeTunables()
 	for core := range tp.CoreCPUs {
@@ -519,19 +523,16 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 	if parentCPU < 0 || parentCPU >= s.topo.NCPU {
 		parentCPU = 0
 	}
-	if s.era == knob.EraO1 {
-		s.o1InitTask(t, parent)
-	}
-	s.forkVruntime(s.cpus[parentCPU], t, parent)
+	s.class.taskFork(s.cpus[parentCPU], t, parent)
 	// wake_up_new_task (core.c, v5.2.1 @ fc4ec72d) sets recent_used_cpu to
 	// task_cpu(p) before fork balancing, and sched_fork had set task_cpu to
 	// the CPU the fork ran on: a child starts with its parent's CPU as its
 	// "recently used" candidate. A builder task gets its ParentCPU.
 	t.recentUsedCPU = parentCPU
-	c := s.cpus[s.findIdlestCPU(t, parentCPU)]
+	c := s.cpus[s.class.selectTaskRqFork(t, parentCPU)]
 	t.cpu = c.id
 	t.prevSumExec = 0
-	s.enqueueNew(c, t)
+	s.class.enqueueTaskNew(c, t)
 	s.checkPreemptNew(c, t)
 	return t.ID, nil
 }
@@ -551,10 +552,6 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 // vslice after pc's min_vruntime. The simulation does not model the
 // launcher that forked the benchmark, so it cannot have run ahead.
 func (s *Sim) forkVruntime(pc *cpu, t, parent *Task) {
-	if s.era == knob.Era66 {
-		s.forkVruntime66(pc, t, parent)
-		return
-	}
 	t.vruntime = 0
 	if parent != nil && pc.curr == parent && parent.state == TaskRunning {
 		s.updateCurr(pc)
@@ -601,8 +598,8 @@ func (s *Sim) SetAffinity(id TaskID, allowed cpumask.Mask) error {
 	dst := s.cpus[s.fallbackCPU(t, t.cpu)]
 	switch t.state {
 	case TaskRunnable:
-		s.detachQueued(src, t, dst)
-		s.attachQueued(dst, t, dst)
+		s.class.detachTask(src, t, dst)
+		s.class.attachTask(dst, t, dst)
 		s.wakeForPulled(dst, t)
 	case TaskRunning:
 		src.pushTo = dst.id

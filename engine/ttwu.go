@@ -57,7 +57,7 @@ func (s *Sim) ttwuQueue(p *Task, c *cpu, from int, stamp, delay int64) int64 {
 		} else {
 			cost += s.notify(c, from, at+cost, true)
 		}
-	} else if s.checkPreemptWakeup(c, p) {
+	} else if s.class.wakeupPreempt(c, p) {
 		c.needResched = true
 		if from == c.id {
 			s.kick(c, at+cost)
@@ -101,7 +101,7 @@ func (s *Sim) ttwuPending(c *cpu) {
 		c.wakeList[i] = nil
 		c.wakePending--
 		s.activate(p, c, c.id, p.wakeStamp)
-		if c.curr != nil && s.checkPreemptWakeup(c, p) {
+		if c.curr != nil && s.class.wakeupPreempt(c, p) {
 			c.needResched = true
 		}
 	}
@@ -125,7 +125,7 @@ func (s *Sim) activate(p *Task, c *cpu, fromCPU int, stamp int64) {
 	p.wakeups++
 	migrated := p.cpu >= 0 && p.cpu != c.id
 	s.o1Wake.from = fromCPU
-	s.enqueueWakeup(c, p)
+	s.class.enqueueTaskWakeup(c, p)
 	switch s.k.Get(knob.SHARED_RUNQ) {
 	case knob.SharedRunqAll:
 		s.srqPush(p, s.cpus[fromCPU])
@@ -164,7 +164,7 @@ func (s *Sim) timerWakeup(t *Task) {
 		exit = s.exitLatency(wc)
 		s.reflectIdle(wc, exit, false, false)
 	}
-	d := s.selectTaskRq(t, wc.id, cur, false)
+	d := s.class.selectTaskRq(t, wc.id, cur, false)
 	target := s.cpus[d.Chosen]
 	s.claimWake(target)
 	pre := s.k.Get(knob.WakeNS) + d.Cost

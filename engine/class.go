@@ -1,0 +1,84 @@
+package engine
+
+import "schedplay/engine/knob"
+
+// A schedClass is an era's scheduling class, after the kernel's struct
+// sched_class (kernel/sched/sched.h): a table of hooks that the core calls
+// without knowing which class it holds. The core — the event loop, the
+// CPUs and their runqueues, try_to_wake_up (ttwu.go), schedule (cpu.go),
+// the tick (balance.go's scheduler tick) and cpuidle (idle.go) — calls
+// these and nothing else of a class. Each era's class owns its runqueue
+// order, its select_task_rq, its load balancer entry points and its
+// preemption rule. The methods are named after the kernel's hooks, with
+// the flag a hook is called with spelt out where the simulation keeps the
+// cases apart (enqueue_task with ENQUEUE_WAKEUP, select_task_rq with
+// WF_FORK, ...).
+//
+// The classes (one file each): cfsV52 (class_cfs52.go: CFS and the 2019
+// wakeup path of v5.2), eevdfV66 (class_eevdf66.go: EEVDF and the v6.6
+// wakeup path and balancer) and o1V267 (class_o1.go: the 2.6.7 O(1)
+// scheduler, which owns the whole runqueue as it did in 2004). The
+// mechanisms they share — PELT, wake_affine, the stages of
+// select_idle_sibling, the balancer's group statistics, the cpumask scans
+// — stay functions of *Sim that the classes call.
+type schedClass interface {
+	// enqueueTaskNew is enqueue_task for a forked task (wake_up_new_task's
+	// activate_task): t.vruntime arrives as taskFork left it.
+	enqueueTaskNew(c *cpu, t *Task)
+	// enqueueTaskWakeup is enqueue_task(ENQUEUE_WAKEUP) from
+	// ttwu_do_activate.
+	enqueueTaskWakeup(c *cpu, t *Task)
+	// detachTask and attachTask are the halves of a queued task's
+	// migration (detach_task/attach_task, move_queued_task); payer is the
+	// CPU doing the work.
+	detachTask(c *cpu, t *Task, payer *cpu)
+	attachTask(c *cpu, t *Task, payer *cpu)
+	// pushCurr is the active-balance stopper's move of the task c has
+	// just stopped running to dst (active_load_balance_cpu_stop).
+	pushCurr(c *cpu, t *Task, dst *cpu)
+
+	// pickNextTask is pick_next_task after put_prev_task: nil when c has
+	// nothing to run.
+	pickNextTask(c *cpu) *Task
+
+	// wakeupPreempt is wakeup_preempt (check_preempt_curr in v5.2) for a
+	// woken task p just enqueued on busy CPU c: must curr be rescheduled?
+	wakeupPreempt(c *cpu, p *Task) bool
+	// wakeupPreemptNew is the same check for a forked task (WF_FORK).
+	wakeupPreemptNew(c *cpu, p *Task) bool
+	// taskTick is task_tick on a busy CPU (after update_curr): must curr
+	// be rescheduled?
+	taskTick(c *cpu) bool
+
+	// selectTaskRq is select_task_rq for a wakeup of p issued on CPU this
+	// by cur; the Decision is scratch space the next call reuses.
+	selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision
+	// selectTaskRqFork is select_task_rq with WF_FORK (fork balancing)
+	// from the CPU the fork ran on.
+	selectTaskRqFork(t *Task, cpu int) int
+	// taskFork is task_fork, on the parent's CPU pc (parent nil: a task
+	// the simulation builds, forked by no modelled task).
+	taskFork(pc *cpu, t, parent *Task)
+
+	// balanceNewidle is the newly-idle balance of a CPU about to go idle
+	// (the balance hook / newidle_balance); it returns the CPU time it
+	// took. skipLLC leaves out the levels the shared runqueue covered.
+	balanceNewidle(c *cpu, skipLLC bool) int64
+	// rebalanceDomains is the periodic balance (rebalance_domains, or
+	// 2.6's rebalance_tick) of c as idle type it, paid by payer from at;
+	// it returns the CPU time the passes took.
+	rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64
+}
+
+// newClass builds the class of an era: the one place that knows which
+// era runs which class.
+func newClass(s *Sim, era knob.Era) schedClass {
+	switch era {
+	case knob.EraO1:
+		return o1V267{s}
+	case knob.Era66:
+		return eevdfV66{s}
+	default:
+		return cfsV52{s}
+	}
+}

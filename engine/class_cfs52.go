@@ -1,0 +1,297 @@
+package engine
+
+import "schedplay/engine/knob"
+
+// cfsV52 is the fair class of v5.2 (kernel/sched/fair.c at v5.2.1,
+// fc4ec72d): CFS with the 2019 wakeup path (select_idle_sibling with
+// SIS_PROP, and the seed patches' knobs) and the v5.2 load balancer.
+type cfsV52 struct{ *Sim }
+
+// selectTaskRq is v5.2's select_task_rq_fair for a wakeup of p issued on CPU this
+// by cur (the waking task, or the interrupted/idle task for a timer). The
+// returned Decision is scratch space reused by the next call.
+func (s cfsV52) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
+	d, prev := s.beginDecision(p, this, cur, sync)
+	if p.nrAllowed == 1 {
+		// select_task_rq (core.c): the class hook runs only when
+		// p->nr_cpus_allowed > 1; a pinned task goes to its CPU without
+		// touching wakee_flips, recent_used_cpu, has_idle_cores or
+		// avg_scan_cost.
+		c := p.allowed.First()
+		d.Target, d.Chosen, d.Stage = c, c, StagePinned
+		d.ChosenIdle = s.cpus[c].idle()
+		d.Probes = s.probeBuf
+		s.stats.pinnedWakeups++
+		return d
+	}
+
+	s.recordWakee(cur, p)
+	d.WakeWide = s.wakeWide(cur, p, this)
+	wantAffine := !d.WakeWide && p.allowed.Test(this)
+	d.WantAffine = wantAffine
+	newCPU := prev
+	for _, dom := range s.topo.Domains[this] {
+		// Every level has SD_WAKE_AFFINE and none SD_BALANCE_WAKE, so the
+		// walk either finds the lowest domain spanning this and prev, or
+		// stops at once when affine wakeups are not wanted.
+		if !wantAffine {
+			break
+		}
+		if dom.Span.Test(prev) {
+			if this != prev {
+				newCPU = s.wakeAffine(dom, p, this, prev, sync, cur)
+			}
+			break
+		}
+	}
+	d.Target = newCPU
+	chosen, stage := s.selectIdleSibling(p, prev, newCPU, d)
+	if wantAffine {
+		cur.recentUsedCPU = this
+	}
+	if !p.allowed.Test(chosen) {
+		chosen = s.fallbackCPU(p, chosen)
+		stage = StageFallback
+	}
+	d.Chosen, d.Stage = chosen, stage
+	d.ChosenIdle = s.cpus[chosen].idle()
+	d.Probes = s.probeBuf
+	d.Cost = s.scanCost
+	s.stats.recordDecision(d)
+	s.trace.add(d)
+	s.rememberDecision(d)
+	if s.hooks.OnWakeup != nil {
+		s.hooks.OnWakeup(d)
+	}
+	return d
+}
+
+// pickNextTask is pick_next_entity after put_prev: the leftmost task, unless
+// the last buddy (the task a wakeup preempted) or next buddy (the wakee
+// that preempted) is within a wakeup granularity of it.
+func (s cfsV52) pickNextTask(c *cpu) *Task {
+	if len(c.tree) == 0 {
+		return nil
+	}
+	left := c.tree[0]
+	se := left
+	// pick_next_entity calls the same wakeup_preempt_entity as wakeup
+	// preemption, so LN_PREEMPT's offsets also decide the buddies.
+	if c.lastBuddy != nil && c.lastBuddy.state == TaskRunnable && c.lastBuddy.cpu == c.id &&
+		s.wakeupPreemptLatency(c.lastBuddy, left) < 1 {
+		se = c.lastBuddy
+	}
+	if c.nextBuddy != nil && c.nextBuddy.state == TaskRunnable && c.nextBuddy.cpu == c.id &&
+		s.wakeupPreemptLatency(c.nextBuddy, left) < 1 {
+		se = c.nextBuddy
+	}
+	return se
+}
+
+// wakeupPreempt is v5.2's check_preempt_wakeup for a task p just enqueued on
+// busy CPU c. It reports whether curr must be rescheduled.
+func (s cfsV52) wakeupPreempt(c *cpu, p *Task) bool {
+	curr := c.curr
+	if curr == nil {
+		return true
+	}
+	if curr == p || c.needResched || curr.state != TaskRunning {
+		return false
+	}
+	if !s.k.On(knob.WAKEUP_PREEMPTION) {
+		return false
+	}
+	s.settle(c)
+	s.updateCurr(c)
+	if s.wakeupPreemptLatency(curr, p) == 1 {
+		c.nextBuddy = p
+		// LAST_BUDDY: with many tasks queued, try to give the CPU back to
+		// the preempted task next.
+		if int64(c.nr) >= s.nrLatency {
+			c.lastBuddy = curr
+		}
+		return true
+	}
+	return false
+}
+
+// checkPreemptTick is check_preempt_tick.
+func (s cfsV52) checkPreemptTick(c *cpu) bool {
+	curr := c.curr
+	ideal := s.schedSlice(c, curr, true)
+	ran := curr.sumExec - curr.prevSumExec
+	if ran > ideal {
+		s.clearBuddies(c, curr)
+		return true
+	}
+	if ran < s.minGranNS || len(c.tree) == 0 {
+		return false
+	}
+	d := curr.vruntime - c.tree[0].vruntime
+	if s.k.On(knob.LN_PREEMPT) {
+		// Patch 5/8 of the latency-nice series: the leftmost task's
+		// latency offset relative to curr's shifts the test, and curr is
+		// also rescheduled once it is get_latency_max ahead.
+		if d < s.wakeupLatencyGran(curr, c.tree[0]) {
+			return false
+		}
+		return d > ideal || d > s.latencyMax()
+	}
+	return d > ideal
+}
+
+// enqueueTaskNew puts a freshly forked task on c (wake_up_new_task →
+// enqueue_entity without ENQUEUE_WAKEUP): t.vruntime arrives normalised by
+// taskFork and is made absolute on c after update_curr, as the kernel
+// renormalises every non-wakeup enqueue.
+func (s cfsV52) enqueueTaskNew(c *cpu, t *Task) {
+	s.updateCurr(c)
+	t.vruntime += c.minVruntime
+	t.state = TaskRunnable
+	t.cpu = c.id
+	s.treeInsert(c, t)
+	s.accountEnqueue(c, t)
+	if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll {
+		s.srqPush(t, c)
+	}
+}
+
+// enqueueTaskWakeup puts a woken task on c, renormalising its vruntime if it
+// changed runqueue and giving it sleeper credit.
+func (s cfsV52) enqueueTaskWakeup(c *cpu, t *Task) {
+	if t.cpu >= 0 && t.cpu != c.id {
+		t.vruntime = t.vruntime - s.cpus[t.cpu].minVruntime + c.minVruntime
+	}
+	s.updateCurr(c)
+	s.place(c, t, false)
+	t.state = TaskRunnable
+	t.cpu = c.id
+	s.treeInsert(c, t)
+	s.accountEnqueue(c, t)
+	s.updateMinVruntime(c)
+}
+
+// rebalanceDomains is v5.2's rebalance_domains for c: each domain level,
+// bottom-up, is balanced when its interval has expired; max_newidle_lb_cost
+// decays by 253/256 once a second and rq->max_idle_balance_cost follows
+// the sum over the levels. payer is the CPU doing the work (c itself, or
+// the kicked ILB for a tickless idle c), at the time it starts. It returns
+// the CPU time the passes took.
+func (s cfsV52) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
+	next := s.now + 60*Second
+	updateNext := false
+	cont := true
+	needDecay := false
+	maxCost := int64(0)
+	cost := int64(0)
+	for i, dom := range c.domains() {
+		ds := &c.doms[i]
+		if s.now > ds.nextDecay {
+			ds.maxNewidleLBCost = ds.maxNewidleLBCost * 253 / 256
+			ds.nextDecay = s.now + Second
+			needDecay = true
+		}
+		maxCost += ds.maxNewidleLBCost
+		if !cont {
+			// Another CPU of the local group balances the levels above;
+			// keep walking only to decay their costs.
+			if needDecay {
+				continue
+			}
+			break
+		}
+		interval := s.balanceIntervalNS(dom, ds, it != cpuIdle)
+		// SD_SERIALIZE (NUMA level): the kernel's global "balancing"
+		// trylock never fails here, passes run one at a time.
+		if s.now >= ds.lastBalance+interval {
+			moved, t := s.loadBalance(c, i, it, &cont, payer, at+cost)
+			cost += t
+			if moved > 0 {
+				// Tasks were pulled: c is no longer idle for the
+				// levels above.
+				it = cpuNotIdle
+				if c.idle() {
+					it = cpuIdle
+				}
+			}
+			ds.lastBalance = s.now
+			interval = s.balanceIntervalNS(dom, ds, it != cpuIdle)
+		}
+		if next > ds.lastBalance+interval {
+			next = ds.lastBalance + interval
+			updateNext = true
+		}
+	}
+	if needDecay {
+		c.maxIdleBalanceCost = max(s.k.Get(knob.SchedMigrationCost), maxCost)
+	}
+	if updateNext {
+		c.nextBalance = next
+		if it == cpuIdle && s.nohzNext > c.nextBalance {
+			s.nohzNext = c.nextBalance
+		}
+	}
+	return cost
+}
+
+// balanceNewidle is idle_balance(): a CPU about to go idle tries to pull
+// work, level by level, while its average idle time covers the cost so
+// far plus the level's max_newidle_lb_cost. It is skipped when avg_idle is
+// below sysctl_sched_migration_cost or no CPU has a task waiting
+// (root_domain->overload). It returns the CPU time the balancing took;
+// when nothing was pulled the CPU spends that time before it is really
+// idle (balanceUntil), so a wakeup meanwhile waits for the rest.
+// skipLLC leaves out the levels the shared runqueue already covered.
+func (s cfsV52) balanceNewidle(c *cpu, skipLLC bool) int64 {
+	doms := c.domains()
+	if len(doms) == 0 {
+		return 0
+	}
+	next := s.now + Second // jiffies + HZ
+	if c.avgIdle < s.k.Get(knob.SchedMigrationCost) || !s.overloaded {
+		next = min(next, s.idleNextBalance(c, 0))
+		c.nextBalance = min(c.nextBalance, next)
+		return 0
+	}
+	cost := int64(0)
+	for i, dom := range doms {
+		ds := &c.doms[i]
+		if skipLLC && dom.ShareLLC {
+			continue
+		}
+		if c.avgIdle < cost+ds.maxNewidleLBCost {
+			next = min(next, s.idleNextBalance(c, i))
+			break
+		}
+		cont := true
+		pulled, t := s.loadBalance(c, i, cpuNewlyIdle, &cont, c, s.now+cost)
+		// The kernel times each level with sched_clock; here a pass
+		// costs what it is charged.
+		ds.maxNewidleLBCost = max(ds.maxNewidleLBCost, t)
+		cost += t
+		next = min(next, s.idleNextBalance(c, i))
+		if pulled > 0 || c.nr > 0 {
+			break
+		}
+	}
+	c.maxIdleBalanceCost = max(c.maxIdleBalanceCost, cost)
+	if c.nr > 0 {
+		c.idleStamp = 0
+	} else {
+		c.balanceUntil = max(c.balanceUntil, s.now+cost)
+	}
+	c.nextBalance = min(c.nextBalance, next)
+	return cost
+}
+
+func (s cfsV52) detachTask(c *cpu, t *Task, payer *cpu) { s.detachQueued(c, t, payer) }
+func (s cfsV52) attachTask(c *cpu, t *Task, payer *cpu) { s.attachQueued(c, t, payer) }
+func (s cfsV52) pushCurr(c *cpu, t *Task, dst *cpu)     { s.pushCurrQueued(c, t, dst) }
+func (s cfsV52) selectTaskRqFork(t *Task, cpu int) int  { return s.findIdlestCPU(t, cpu) }
+func (s cfsV52) taskFork(pc *cpu, t, parent *Task)      { s.forkVruntime(pc, t, parent) }
+func (s cfsV52) wakeupPreemptNew(c *cpu, p *Task) bool  { return s.wakeupPreempt(c, p) }
+
+// taskTick is task_tick_fair's check_preempt_tick, when curr has company.
+func (s cfsV52) taskTick(c *cpu) bool {
+	return c.nr > 1 && c.curr.state == TaskRunning && !c.needResched && s.checkPreemptTick(c)
+}

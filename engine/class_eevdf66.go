@@ -1,0 +1,43 @@
+package engine
+
+// eevdfV66 is the fair class of v6.6 (kernel/sched/fair.c at v6.6): EEVDF
+// (eevdf.go), the v6.6 wakeup path with SIS_UTIL (wakeup66.go) and the
+// v5.5+ load balancer (balance66.go). Fork balancing is still v5.2's
+// find_idlest_cpu (balance_fork.go): the kernel comparison shows the
+// difference (README, "The real kernel beside the simulation").
+type eevdfV66 struct{ *Sim }
+
+func (s eevdfV66) enqueueTaskNew(c *cpu, t *Task)    { s.enqueueNew66(c, t) }
+func (s eevdfV66) enqueueTaskWakeup(c *cpu, t *Task) { s.enqueueWakeup66(c, t) }
+func (s eevdfV66) detachTask(c *cpu, t *Task, payer *cpu) {
+	s.detachQueued66(c, t, payer)
+}
+func (s eevdfV66) attachTask(c *cpu, t *Task, payer *cpu) {
+	s.attachQueued66(c, t, payer)
+}
+func (s eevdfV66) pushCurr(c *cpu, t *Task, dst *cpu) { s.pushCurr66(c, t, dst) }
+func (s eevdfV66) pickNextTask(c *cpu) *Task          { return s.pickNext66(c) }
+func (s eevdfV66) wakeupPreempt(c *cpu, p *Task) bool {
+	return s.checkPreemptWakeup66(c, p, false)
+}
+
+// wakeupPreemptNew: WF_FORK sets no next buddy.
+func (s eevdfV66) wakeupPreemptNew(c *cpu, p *Task) bool {
+	return s.checkPreemptWakeup66(c, p, true)
+}
+
+// taskTick: v6.6 has no check_preempt_tick; update_curr's
+// update_deadline reschedules.
+func (s eevdfV66) taskTick(c *cpu) bool { return false }
+
+func (s eevdfV66) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
+	return s.selectTaskRq66(p, this, cur, sync)
+}
+func (s eevdfV66) selectTaskRqFork(t *Task, cpu int) int { return s.findIdlestCPU(t, cpu) }
+func (s eevdfV66) taskFork(pc *cpu, t, parent *Task)     { s.forkVruntime66(pc, t, parent) }
+func (s eevdfV66) balanceNewidle(c *cpu, skipLLC bool) int64 {
+	return s.newidleBalance66(c, skipLLC)
+}
+func (s eevdfV66) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
+	return s.rebalanceDomains66(c, it, payer, at)
+}
