@@ -68,6 +68,28 @@ type schedClass interface {
 	// 2.6's rebalance_tick) of c as idle type it, paid by payer from at;
 	// it returns the CPU time the passes took.
 	rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64
+
+	// The runqueue's own bookkeeping, called by the core and by the
+	// fair code the classes share (fair.go):
+	// enqueueEntity and dequeueEntity are __enqueue_entity and
+	// __dequeue_entity (the rb-tree, 6.6's avg_vruntime sum, 2.6's
+	// priority arrays).
+	enqueueEntity(c *cpu, t *Task)
+	dequeueEntity(c *cpu, t *Task)
+	// updateMinVruntime is update_min_vruntime.
+	updateMinVruntime(c *cpu)
+	// updateDeadline is update_curr's update_deadline (6.6's EEVDF).
+	updateDeadline(c *cpu, t *Task)
+	// updateEntityLag is dequeue_entity's update_entity_lag (6.6).
+	updateEntityLag(c *cpu, t *Task)
+	// deactivateTask is the class's part of deactivate_task after the
+	// dequeue (2.6: the priority array and the sleep average).
+	deactivateTask(t *Task, state TaskState)
+	// putPrevTask is schedule's put_prev_task of the task that ran
+	// (2.6: its timeslice and sleep average); setNextTask is
+	// set_next_task of the task picked (2.6: its timestamp).
+	putPrevTask(prev *Task)
+	setNextTask(t *Task)
 }
 
 // newClass builds the class of an era: the one place that knows which

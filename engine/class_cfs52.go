@@ -168,7 +168,7 @@ func (s cfsV52) enqueueTaskWakeup(c *cpu, t *Task) {
 	t.cpu = c.id
 	s.treeInsert(c, t)
 	s.accountEnqueue(c, t)
-	s.updateMinVruntime(c)
+	s.updateMinVruntimeCFS(c)
 }
 
 // rebalanceDomains is v5.2's rebalance_domains for c: each domain level,
@@ -295,3 +295,12 @@ func (s cfsV52) wakeupPreemptNew(c *cpu, p *Task) bool  { return s.wakeupPreempt
 func (s cfsV52) taskTick(c *cpu) bool {
 	return c.nr > 1 && c.curr.state == TaskRunning && !c.needResched && s.checkPreemptTick(c)
 }
+
+func (s cfsV52) enqueueEntity(c *cpu, t *Task)       { s.treeInsert(c, t) }
+func (s cfsV52) dequeueEntity(c *cpu, t *Task)       { s.treeRemove(c, t) }
+func (s cfsV52) updateMinVruntime(c *cpu)            { s.updateMinVruntimeCFS(c) }
+func (s cfsV52) updateDeadline(c *cpu, t *Task)      {} // CFS has no deadline
+func (s cfsV52) updateEntityLag(c *cpu, t *Task)     {} // nor lag
+func (s cfsV52) deactivateTask(t *Task, _ TaskState) {}
+func (s cfsV52) putPrevTask(prev *Task)              {}
+func (s cfsV52) setNextTask(t *Task)                 {}

@@ -41,3 +41,12 @@ func (s eevdfV66) balanceNewidle(c *cpu, skipLLC bool) int64 {
 func (s eevdfV66) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
 	return s.rebalanceDomains66(c, it, payer, at)
 }
+
+func (s eevdfV66) enqueueEntity(c *cpu, t *Task)       { s.treeInsert66(c, t) }
+func (s eevdfV66) dequeueEntity(c *cpu, t *Task)       { s.treeRemove66(c, t) }
+func (s eevdfV66) updateMinVruntime(c *cpu)            { s.updateMinVruntime66(c) }
+func (s eevdfV66) updateDeadline(c *cpu, t *Task)      { s.Sim.updateDeadline(c, t) }
+func (s eevdfV66) updateEntityLag(c *cpu, t *Task)     { s.Sim.updateEntityLag(c, t) }
+func (s eevdfV66) deactivateTask(t *Task, _ TaskState) {}
+func (s eevdfV66) putPrevTask(prev *Task)              {}
+func (s eevdfV66) setNextTask(t *Task)                 {}

@@ -48,3 +48,12 @@ func (s o1V267) taskFork(pc *cpu, t, parent *Task) {
 func (s o1V267) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
 	return s.o1RebalanceTick(c, it)
 }
+
+func (s o1V267) enqueueEntity(c *cpu, t *Task)           { s.o1TreeInsert(c, t) }
+func (s o1V267) dequeueEntity(c *cpu, t *Task)           { s.treeRemove(c, t) }
+func (s o1V267) updateMinVruntime(c *cpu)                { s.updateMinVruntimeCFS(c) }
+func (s o1V267) updateDeadline(c *cpu, t *Task)          {}
+func (s o1V267) updateEntityLag(c *cpu, t *Task)         {}
+func (s o1V267) deactivateTask(t *Task, state TaskState) { s.o1Deactivate(t, state) }
+func (s o1V267) putPrevTask(prev *Task)                  { s.o1ChargePrev(prev) }
+func (s o1V267) setNextTask(t *Task)                     { s.o1SetNext(t) }

@@ -450,8 +450,8 @@ func (s *Sim) exitCurr(c *cpu, t *Task) {
 // next task (balancing first if the CPU would go idle) and switch to it.
 func (s *Sim) schedule(c *cpu) {
 	prev := c.curr
-	if s.era == knob.EraO1 && prev != nil {
-		s.o1ChargePrev(prev)
+	if prev != nil {
+		s.class.putPrevTask(prev)
 	}
 	if prev != nil {
 		s.settle(c)
@@ -467,7 +467,7 @@ func (s *Sim) schedule(c *cpu) {
 			if c.pushTo >= 0 && prev.allowed.Test(c.pushTo) {
 				s.class.pushCurr(c, prev, s.cpus[c.pushTo])
 			} else {
-				s.treeInsert(c, prev)
+				s.class.enqueueEntity(c, prev)
 				if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll {
 					s.srqPush(prev, c)
 				}
@@ -503,7 +503,7 @@ func (s *Sim) schedule(c *cpu) {
 		}
 		return
 	}
-	s.treeRemove(c, next)
+	s.class.dequeueEntity(c, next)
 	s.srqRemove(next, c)
 	if prev == nil {
 		s.leaveIdle(c)
@@ -587,9 +587,7 @@ func (s *Sim) pushCurrQueued(c *cpu, t *Task, dst *cpu) {
 
 // setCurr makes t the running task of c (set_next_entity).
 func (s *Sim) setCurr(c *cpu, t *Task) {
-	if s.era == knob.EraO1 {
-		s.o1SetNext(t)
-	}
+	s.class.setNextTask(t)
 	s.writeLine(c.id, c, s.now) // rq->curr
 	c.curr = t
 	defer s.updateConservation(c)

@@ -37,6 +37,19 @@ func (s *Sim) avgAdd(c *cpu, t *Task) {
 	c.avgLoad += t.weight
 }
 
+// treeInsert66 is 6.6's __enqueue_entity: the tree insert and the
+// avg_vruntime sum.
+func (s *Sim) treeInsert66(c *cpu, t *Task) {
+	s.treeInsert(c, t)
+	s.avgAdd(c, t)
+}
+
+// treeRemove66 is 6.6's __dequeue_entity.
+func (s *Sim) treeRemove66(c *cpu, t *Task) {
+	s.treeRemove(c, t)
+	s.avgSub(c, t)
+}
+
 // avgSub is avg_vruntime_sub (__dequeue_entity).
 func (s *Sim) avgSub(c *cpu, t *Task) {
 	c.avgVruntime -= entityKey(c, t) * t.weight
@@ -249,7 +262,7 @@ func (s *Sim) enqueueWakeup66(c *cpu, t *Task) {
 	s.place66(c, t, false)
 	t.state = TaskRunnable
 	t.cpu = c.id
-	s.treeInsert(c, t)
+	s.treeInsert66(c, t)
 	s.accountEnqueue(c, t)
 }
 
@@ -262,7 +275,7 @@ func (s *Sim) enqueueNew66(c *cpu, t *Task) {
 	s.place66(c, t, false)
 	t.state = TaskRunnable
 	t.cpu = c.id
-	s.treeInsert(c, t)
+	s.treeInsert66(c, t)
 	s.accountEnqueue(c, t)
 	if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll {
 		s.srqPush(t, c)
@@ -288,10 +301,10 @@ func (s *Sim) detachQueued66(c *cpu, t *Task, payer *cpu) {
 	s.srqRemove(t, payer)
 	s.updateCurr(c)
 	s.updateEntityLag(c, t)
-	s.treeRemove(c, t)
+	s.treeRemove66(c, t)
 	s.clearBuddies(c, t)
 	s.accountDequeue(c, t)
-	s.updateMinVruntime(c)
+	s.updateMinVruntime66(c)
 }
 
 // attachQueued66 is enqueue_entity for a migrated task (ENQUEUE_MIGRATED):
@@ -301,7 +314,7 @@ func (s *Sim) attachQueued66(c *cpu, t *Task, payer *cpu) {
 	s.place66(c, t, false)
 	t.state = TaskRunnable
 	t.cpu = c.id
-	s.treeInsert(c, t)
+	s.treeInsert66(c, t)
 	s.accountEnqueue(c, t)
 	if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll {
 		s.srqPush(t, payer)

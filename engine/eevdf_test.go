@@ -17,7 +17,7 @@ func queued(s *Sim, c *cpu, name string, nice int, v, dl int64) *Task {
 		state: TaskRunnable, cpu: c.id, vruntime: v, deadline: dl, slice: s.baseSliceNS,
 		allowed: cpumask.Of(s.topo.NCPU, c.id), lastWakee: -1, recentUsedCPU: -1}
 	s.tasks = append(s.tasks, t)
-	s.treeInsert(c, t)
+	s.treeInsert66(c, t)
 	c.nr++
 	c.loadWeight += t.weight
 	return t
@@ -71,7 +71,7 @@ func TestEEVDFPlaceLagIsPreserved(t *testing.T) {
 		p := &Task{ID: 99, Name: "p", weight: NiceToWeight(-3), vlag: lag, state: TaskRunnable, cpu: 0}
 		v := s.avgVruntime(c)
 		s.place66(c, p, false)
-		s.treeInsert(c, p)
+		s.treeInsert66(c, p)
 		c.nr++
 		got := s.avgVruntime(c) - p.vruntime
 		if got < lag-1 || got > lag+1 {

@@ -51,20 +51,15 @@ func (s *Sim) updateCurr(c *cpu) {
 	s.chargeO1Slice(t, delta)
 	if t.state == TaskRunning {
 		t.vruntime += calcDeltaFair(delta, t.weight)
-		if s.era == knob.Era66 {
-			s.updateDeadline(c, t)
-		}
-		s.updateMinVruntime(c)
+		s.class.updateDeadline(c, t)
+		s.class.updateMinVruntime(c)
 	}
 }
 
-// updateMinVruntime keeps min_vruntime monotonic, following the smaller of
-// curr and the leftmost queued task.
-func (s *Sim) updateMinVruntime(c *cpu) {
-	if s.era == knob.Era66 {
-		s.updateMinVruntime66(c)
-		return
-	}
+// updateMinVruntimeCFS is v5.2's update_min_vruntime (2.6 keeps the same
+// bookkeeping, unread): min_vruntime stays monotonic, following the
+// smaller of curr and the leftmost queued task.
+func (s *Sim) updateMinVruntimeCFS(c *cpu) {
 	v := c.minVruntime
 	curr := c.curr
 	haveCurr := curr != nil && curr.state == TaskRunning
@@ -90,11 +85,9 @@ func entityBefore(a, b *Task) bool {
 	return a.ID < b.ID
 }
 
+// treeInsert is __enqueue_entity's rb-tree insert, in vruntime order (v5.2
+// and 6.6; 6.6 adds its avg_vruntime sum).
 func (s *Sim) treeInsert(c *cpu, t *Task) {
-	if s.era == knob.EraO1 {
-		s.o1TreeInsert(c, t)
-		return
-	}
 	i := len(c.tree)
 	c.tree = append(c.tree, nil)
 	for i > 0 && entityBefore(t, c.tree[i-1]) {
@@ -102,21 +95,16 @@ func (s *Sim) treeInsert(c *cpu, t *Task) {
 		i--
 	}
 	c.tree[i] = t
-	if s.era == knob.Era66 {
-		s.avgAdd(c, t)
-	}
 	s.updateConservation(c)
 }
 
+// treeRemove is __dequeue_entity's rb-tree erase.
 func (s *Sim) treeRemove(c *cpu, t *Task) {
 	for i, x := range c.tree {
 		if x == t {
 			copy(c.tree[i:], c.tree[i+1:])
 			c.tree[len(c.tree)-1] = nil
 			c.tree = c.tree[:len(c.tree)-1]
-			if s.era == knob.Era66 {
-				s.avgSub(c, t)
-			}
 			s.updateConservation(c)
 			return
 		}
@@ -149,10 +137,6 @@ func (s *Sim) schedSlice(c *cpu, t *Task, onRq bool) int64 {
 // place is place_entity: new tasks start a vslice late (START_DEBIT),
 // sleepers get up to half a latency of credit (GENTLE_FAIR_SLEEPERS).
 func (s *Sim) place(c *cpu, t *Task, initial bool) {
-	if s.era == knob.Era66 {
-		s.place66(c, t, initial)
-		return
-	}
 	v := c.minVruntime
 	if initial && s.k.On(knob.START_DEBIT) {
 		v += calcDeltaFair(s.schedSlice(c, t, false), t.weight)
@@ -243,20 +227,16 @@ func (s *Sim) detachLoad(t *Task) {
 func (s *Sim) dequeueCurr(c *cpu, t *Task, state TaskState) {
 	s.settle(c)
 	s.updateCurr(c)
-	if s.era == knob.Era66 {
-		s.updateEntityLag(c, t)
-	}
+	s.class.updateEntityLag(c, t)
 	s.clearBuddies(c, t)
 	s.accountDequeue(c, t)
-	if s.era == knob.EraO1 {
-		s.o1Deactivate(t, state)
-	}
+	s.class.deactivateTask(t, state)
 	if state == TaskExited {
 		s.detachLoad(t)
 	}
 	t.state = state
 	t.util.set(s.now, 0)
-	s.updateMinVruntime(c)
+	s.class.updateMinVruntime(c)
 }
 
 // detachQueued removes a queued (not running) task from c for migration,
@@ -264,11 +244,11 @@ func (s *Sim) dequeueCurr(c *cpu, t *Task, state TaskState) {
 // CPU doing the migration.
 func (s *Sim) detachQueued(c *cpu, t *Task, payer *cpu) {
 	s.srqRemove(t, payer)
-	s.treeRemove(c, t)
+	s.class.dequeueEntity(c, t)
 	s.clearBuddies(c, t)
 	s.accountDequeue(c, t)
 	t.vruntime -= c.minVruntime
-	s.updateMinVruntime(c)
+	s.updateMinVruntimeCFS(c)
 }
 
 // attachQueued enqueues a migrated task on c.
@@ -277,7 +257,7 @@ func (s *Sim) attachQueued(c *cpu, t *Task, payer *cpu) {
 	t.vruntime += c.minVruntime
 	t.state = TaskRunnable
 	t.cpu = c.id
-	s.treeInsert(c, t)
+	s.class.enqueueEntity(c, t)
 	s.accountEnqueue(c, t)
 	if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll {
 		s.srqPush(t, payer)
