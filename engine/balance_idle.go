@@ -21,8 +21,8 @@ func (s *Sim) idleNextBalance(c *cpu, i int) int64 {
 // load moved to a less loaded LLC). The capacity, misfit and asym-packing
 // reasons never apply here.
 func (s *Sim) nohzBalancerKick(c *cpu) {
-	if s.era == knob.EraO1 {
-		return // 2.6 has no NOHZ: idle CPUs tick and balance themselves
+	if !s.rules.nohz {
+		return // idle CPUs tick and balance themselves
 	}
 	if s.now < s.nohzNext {
 		return

@@ -90,6 +90,50 @@ type schedClass interface {
 	// set_next_task of the task picked (2.6: its timestamp).
 	putPrevTask(prev *Task)
 	setNextTask(t *Task)
+	// taskTickIdle is the class's part of the tick on an idle CPU (2.6:
+	// the CPU's load history).
+	taskTickIdle(c *cpu)
+	// initRQ sets up the class's runqueue of c (sched_init's init_*_rq).
+	initRQ(c *cpu)
+	// checkRQ checks the class's runqueue invariants (--debug).
+	checkRQ(c *cpu) error
+}
+
+// coreRules are the differences of an era that are data rather than a
+// class: which version of a mechanism the core and the shared fair code
+// run, each named after the mechanism and the kernel that brought it.
+type coreRules struct {
+	// runnableAvg: PELT keeps each runqueue's runnable_avg (v5.7,
+	// "sched/pelt: Add a new runnable average signal"); the v5.5+
+	// balancer's group statistics read it.
+	runnableAvg bool
+	// wakeStamp: a wakeup of an idle CPU ages avg_idle into
+	// rq->wake_stamp and wake_avg_idle (v5.13, "sched/fair: Age the
+	// average idle time"), which 6.x's newidle balance reads.
+	wakeStamp bool
+	// nohz: idle CPUs stop their tick and a busy CPU kicks an idle one to
+	// balance for them (NO_HZ, 2.6.21 on).
+	nohz bool
+	// cpuidle: a governor picks the idle state (cpuidle, 2.6.24 on);
+	// without it the idle loop halts in the shallowest state and keeps
+	// its tick (defaultIdle).
+	cpuidle bool
+	// smtNiceSlices: the class has no timeslices of its own, so the SMT
+	// nice patch's test reads the O(1) timeslice the engine counts beside
+	// it (smtnice.go); the 2.6 class counts its real slices.
+	smtNiceSlices bool
+}
+
+// eraRules are each era's coreRules.
+func eraRules(era knob.Era) coreRules {
+	switch era {
+	case knob.EraO1:
+		return coreRules{}
+	case knob.Era66:
+		return coreRules{runnableAvg: true, wakeStamp: true, nohz: true, cpuidle: true, smtNiceSlices: true}
+	default:
+		return coreRules{nohz: true, cpuidle: true, smtNiceSlices: true}
+	}
 }
 
 // newClass builds the class of an era: the one place that knows which

@@ -304,3 +304,6 @@ func (s cfsV52) updateEntityLag(c *cpu, t *Task)     {} // nor lag
 func (s cfsV52) deactivateTask(t *Task, _ TaskState) {}
 func (s cfsV52) putPrevTask(prev *Task)              {}
 func (s cfsV52) setNextTask(t *Task)                 {}
+func (s cfsV52) taskTickIdle(c *cpu)                 {}
+func (s cfsV52) initRQ(c *cpu)                       {}
+func (s cfsV52) checkRQ(c *cpu) error                { return s.checkTreeOrder(c) }

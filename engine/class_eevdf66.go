@@ -50,3 +50,11 @@ func (s eevdfV66) updateEntityLag(c *cpu, t *Task)     { s.Sim.updateEntityLag(c
 func (s eevdfV66) deactivateTask(t *Task, _ TaskState) {}
 func (s eevdfV66) putPrevTask(prev *Task)              {}
 func (s eevdfV66) setNextTask(t *Task)                 {}
+func (s eevdfV66) taskTickIdle(c *cpu)                 {}
+func (s eevdfV66) initRQ(c *cpu)                       {}
+func (s eevdfV66) checkRQ(c *cpu) error {
+	if err := s.checkTreeOrder(c); err != nil {
+		return err
+	}
+	return s.checkEEVDF(c)
+}

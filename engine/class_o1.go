@@ -57,3 +57,6 @@ func (s o1V267) updateEntityLag(c *cpu, t *Task)         {}
 func (s o1V267) deactivateTask(t *Task, state TaskState) { s.o1Deactivate(t, state) }
 func (s o1V267) putPrevTask(prev *Task)                  { s.o1ChargePrev(prev) }
 func (s o1V267) setNextTask(t *Task)                     { s.o1SetNext(t) }
+func (s o1V267) taskTickIdle(c *cpu)                     { s.o1UpdateLoad(c) }
+func (s o1V267) initRQ(c *cpu)                           { s.o1InitRQ(c) }
+func (s o1V267) checkRQ(c *cpu) error                    { return s.o1CheckRQ(c) }

@@ -160,7 +160,7 @@ func (s *Sim) accountEnqueue(c *cpu, t *Task) {
 	c.runnableLoad.add(s.now, t.load.at(s.now), t.weight)
 	s.attachLoad(c, t)
 	c.loadAvg.add(s.now, 0, t.weight)
-	if s.era == knob.Era66 {
+	if s.rules.runnableAvg {
 		c.runnableAvg.add(s.now, 0, 1024)
 	}
 	s.cpuLoadChanged(c)
@@ -179,7 +179,7 @@ func (s *Sim) accountDequeue(c *cpu, t *Task) {
 	c.loadWeight -= t.weight
 	c.runnableLoad.add(s.now, -t.load.at(s.now), -t.weight)
 	c.loadAvg.add(s.now, 0, -t.weight)
-	if s.era == knob.Era66 {
+	if s.rules.runnableAvg {
 		c.runnableAvg.add(s.now, 0, -1024)
 	}
 	s.cpuLoadChanged(c)
@@ -197,13 +197,13 @@ func (s *Sim) attachLoad(c *cpu, t *Task) {
 	l := t.load.at(s.now)
 	if t.loadCPU >= 0 {
 		s.cpus[t.loadCPU].loadAvg.add(s.now, -l, 0)
-		if s.era == knob.Era66 {
+		if s.rules.runnableAvg {
 			s.cpus[t.loadCPU].runnableAvg.add(s.now, -l*1024/t.weight, 0)
 		}
 		s.cpuLoadChanged(s.cpus[t.loadCPU])
 	}
 	c.loadAvg.add(s.now, l, 0)
-	if s.era == knob.Era66 {
+	if s.rules.runnableAvg {
 		c.runnableAvg.add(s.now, l*1024/t.weight, 0)
 	}
 	s.cpuLoadChanged(c)
@@ -213,7 +213,7 @@ func (s *Sim) attachLoad(c *cpu, t *Task) {
 // detachLoad removes an exiting task's load from the CPU it is attached to.
 func (s *Sim) detachLoad(t *Task) {
 	if t.loadCPU >= 0 {
-		if s.era == knob.Era66 {
+		if s.rules.runnableAvg {
 			s.cpus[t.loadCPU].runnableAvg.add(s.now, -t.load.at(s.now)*1024/t.weight, 0)
 		}
 		s.cpus[t.loadCPU].loadAvg.add(s.now, -t.load.at(s.now), 0)

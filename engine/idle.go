@@ -71,8 +71,8 @@ func (s *Sim) idleModel() bool { return s.k.On(knob.IDLE_STATES) }
 // stop or keep the tick, and arm what will interrupt the state (the kept
 // tick, or POLL's time limit).
 func (s *Sim) selectIdleState(c *cpu, tickStopped bool) {
-	if s.era == knob.EraO1 {
-		s.o1IdleState(c)
+	if !s.rules.cpuidle {
+		s.defaultIdle(c)
 		return
 	}
 	c.stateEntered = s.now
@@ -158,9 +158,7 @@ func (s *Sim) onIdleInterrupt(c *cpu) {
 // trigger_load_balance runs the periodic balance as CPU_IDLE when it is
 // due (an idle CPU never kicks the NOHZ balancer itself).
 func (s *Sim) idleTick(c *cpu) {
-	if s.era == knob.EraO1 {
-		s.o1UpdateLoad(c)
-	}
+	s.class.taskTickIdle(c)
 	if s.k.On(knob.LB_PERIODIC) && s.now >= c.nextBalance {
 		// Its own CPU time: a task that arrives meanwhile waits for it.
 		cost := s.class.rebalanceDomains(c, cpuIdle, c, s.now)

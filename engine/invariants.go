@@ -2,8 +2,6 @@ package engine
 
 import (
 	"fmt"
-
-	"schedplay/engine/knob"
 )
 
 // CheckInvariants verifies the engine's structural invariants. With
@@ -30,7 +28,7 @@ func (s *Sim) CheckInvariants() error {
 	for _, c := range s.cpus {
 		nr := len(c.tree)
 		var w int64
-		for i, t := range c.tree {
+		for _, t := range c.tree {
 			seen[t.ID]++
 			w += t.weight
 			if t.state != TaskRunnable {
@@ -42,14 +40,9 @@ func (s *Sim) CheckInvariants() error {
 			if !t.allowed.Test(c.id) {
 				return fmt.Errorf("cpu %d: queued task %s not allowed here (%s)", c.id, t.Name, t.allowed)
 			}
-			if s.era != knob.EraO1 && i > 0 && entityBefore(t, c.tree[i-1]) {
-				return fmt.Errorf("cpu %d: runqueue out of vruntime order at %d", c.id, i)
-			}
 		}
-		if s.era == knob.Era66 {
-			if err := s.checkEEVDF(c); err != nil {
-				return err
-			}
+		if err := s.class.checkRQ(c); err != nil {
+			return err
 		}
 		if t := c.curr; t != nil {
 			if t.state != TaskRunning {
@@ -67,11 +60,6 @@ func (s *Sim) CheckInvariants() error {
 			execTotal += s.now - t.execStart
 		} else if c.nr > 0 && !s.q.queued(2*s.topo.NCPU+c.id) && !(c.smtHeld && s.q.queued(s.topo.NCPU+c.id)) {
 			return fmt.Errorf("cpu %d: idle with %d queued tasks and no kick pending", c.id, c.nr)
-		}
-		if s.era == knob.EraO1 {
-			if err := s.o1CheckRQ(c); err != nil {
-				return err
-			}
 		}
 		if nr != c.nr || w != c.loadWeight {
 			return fmt.Errorf("cpu %d: nr_running %d load %d, but holds %d tasks of weight %d", c.id, c.nr, c.loadWeight, nr, w)
@@ -165,6 +153,17 @@ func (s *Sim) checkEEVDF(c *cpu) error {
 	}
 	if left != nil && !s.entityEligible(c, left) {
 		return fmt.Errorf("cpu %d: the runnable task with the least vruntime, %s, is not eligible", c.id, left.Name)
+	}
+	return nil
+}
+
+// checkTreeOrder checks that c's queued tasks are in vruntime order (the
+// rb-tree of CFS and EEVDF).
+func (s *Sim) checkTreeOrder(c *cpu) error {
+	for i := 1; i < len(c.tree); i++ {
+		if entityBefore(c.tree[i], c.tree[i-1]) {
+			return fmt.Errorf("cpu %d: runqueue out of vruntime order at %d", c.id, i)
+		}
 	}
 	return nil
 }

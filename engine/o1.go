@@ -163,15 +163,13 @@ type o1RQ struct {
 func (r *o1RQ) activeArr() *prioArray  { return &r.arrays[r.active] }
 func (r *o1RQ) expiredArr() *prioArray { return &r.arrays[1-r.active] }
 
-// o1Init sets up the O(1) runqueues.
-func (s *Sim) o1Init() {
-	for _, c := range s.cpus {
-		c.o1 = &o1RQ{expiredAt: -1, bestExpiredPrio: o1MaxPrio}
-		for i := range c.doms {
-			// sd->balance_interval starts at 1 ms, last_balance at boot.
-			c.doms[i].balanceIntervalMS = 1
-			c.doms[i].lastBalance = 0
-		}
+// o1InitRQ sets up c's O(1) runqueue.
+func (s *Sim) o1InitRQ(c *cpu) {
+	c.o1 = &o1RQ{expiredAt: -1, bestExpiredPrio: o1MaxPrio}
+	for i := range c.doms {
+		// sd->balance_interval starts at 1 ms, last_balance at boot.
+		c.doms[i].balanceIntervalMS = 1
+		c.doms[i].lastBalance = 0
 	}
 }
 

@@ -462,10 +462,11 @@ func (s *Sim) o1IdleBalance(c *cpu) int64 {
 	return cost
 }
 
-// o1IdleState is the 2.6 idle loop: default_idle halts in the shallowest
-// state and the tick keeps running (no NOHZ), so every idle CPU balances
-// at its own ticks and rechecks an SMT-nice hold.
-func (s *Sim) o1IdleState(c *cpu) {
+// defaultIdle is the idle loop of a kernel without cpuidle or NOHZ (2.6):
+// default_idle halts in the shallowest state and the tick keeps running,
+// so every idle CPU balances at its own ticks and rechecks an SMT-nice
+// hold.
+func (s *Sim) defaultIdle(c *cpu) {
 	c.stateEntered = s.now
 	c.pollLimitAt = 0
 	c.reflected = false

@@ -52,6 +52,7 @@ type Sim struct {
 	// class is the era's scheduling class (class.go): the core calls
 	// its hooks, never an era's code directly.
 	class schedClass
+	rules coreRules // the era's mechanisms that are data (class.go)
 	seed  uint64
 	now   int64
 
@@ -148,6 +149,7 @@ func New(cfg Config) (*Sim, error) {
 	tp := cfg.Machine
 	s := &Sim{topo: tp, k: cfg.Knobs, era: cfg.Knobs.Era(), seed: cfg.Seed, debug: cfg.Debug}
 	s.class = newClass(s, s.era)
+	s.rules = eraRules(s.era)
 	s.rng = rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	s.computeTunables()
 	for core := range tp.CoreCPUs {
@@ -195,8 +197,8 @@ func New(cfg Config) (*Sim, error) {
 	s.groupLoads.init(tp)
 	s.initLineCosts()
 	s.probeNS = s.k.Get(knob.ProbeNS)
-	if s.era == knob.EraO1 {
-		s.o1Init()
+	for _, c := range s.cpus {
+		s.class.initRQ(c)
 	}
 	s.initIdle()
 	s.lbInit()

@@ -30,8 +30,8 @@ func (s *Sim) O1Timeslice(nice int) int64 { return s.o1TimesliceTicks(nice) * s.
 
 // chargeO1Slice counts down t's O(1) timeslice by delta of CPU time.
 func (s *Sim) chargeO1Slice(t *Task, delta int64) {
-	if s.era == knob.EraO1 {
-		return // the era's scheduler_tick counts the real slice
+	if !s.rules.smtNiceSlices {
+		return // the class's own tick counts the real slice
 	}
 	t.o1Left -= delta
 	if t.o1Left <= 0 {
@@ -56,7 +56,7 @@ func (s *Sim) o1SliceRefill(t *Task) {
 // (Con's mail). Its other half, rescheduling a lower-priority sibling when
 // p is picked, has no mm test and stays as it is in dependentSleeper.
 func (s *Sim) smtNiceHolds(q, p *Task) bool {
-	if s.era == knob.EraO1 {
+	if !s.rules.smtNiceSlices {
 		return s.o1SMTNiceHolds(q, p)
 	}
 	if q == nil || q.mm == 0 || p.mm == 0 || p.Nice <= q.Nice {

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"schedplay/engine/cpumask"
-	"schedplay/engine/knob"
 )
 
 // TaskState is where a task is in its life.
@@ -194,7 +193,7 @@ func (c *Ctx) Spawn(spec TaskSpec) (TaskID, error) {
 		return id, err
 	}
 	child := c.sim.tasks[id]
-	if c.sim.era == knob.EraO1 {
+	if !c.sim.rules.smtNiceSlices {
 		c.sim.o1SplitSlice(parent, child)
 		return id, nil
 	}

@@ -139,7 +139,7 @@ func (s *Sim) activate(p *Task, c *cpu, fromCPU int, stamp int64) {
 		dt := s.now - c.idleStamp
 		c.avgIdle += (dt - c.avgIdle) / 8
 		c.avgIdle = min(c.avgIdle, 2*c.maxIdleBalanceCost)
-		if s.era == knob.Era66 {
+		if s.rules.wakeStamp {
 			c.wakeStamp = s.now / s.tickNS
 			c.wakeAvgIdle = c.avgIdle / 2
 		}
