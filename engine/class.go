@@ -1,6 +1,10 @@
 package engine
 
-import "schedplay/engine/knob"
+import (
+	"fmt"
+
+	"schedplay/engine/knob"
+)
 
 // A schedClass is an era's scheduling class, after the kernel's struct
 // sched_class (kernel/sched/sched.h): a table of hooks that the core calls
@@ -124,27 +128,33 @@ type coreRules struct {
 	smtNiceSlices bool
 }
 
-// eraRules are each era's coreRules.
-func eraRules(era knob.Era) coreRules {
-	switch era {
-	case knob.EraO1:
-		return coreRules{}
-	case knob.Era66:
-		return coreRules{runnableAvg: true, wakeStamp: true, nohz: true, cpuidle: true, smtNiceSlices: true}
-	default:
-		return coreRules{nohz: true, cpuidle: true, smtNiceSlices: true}
-	}
+// An eraDef is what the engine builds for an era: its class and its core
+// rules. The knob package knows the era's name and knobs.
+type eraDef struct {
+	class func(*Sim) schedClass
+	rules coreRules
 }
 
-// newClass builds the class of an era: the one place that knows which
+// eraDefs are the eras the engine can run: the one place that knows which
 // era runs which class.
-func newClass(s *Sim, era knob.Era) schedClass {
-	switch era {
-	case knob.EraO1:
-		return o1V267{s}
-	case knob.Era66:
-		return eevdfV66{s}
-	default:
-		return cfsV52{s}
+var eraDefs = map[knob.Era]eraDef{
+	knob.Era52: {func(s *Sim) schedClass { return cfsV52{s} }, coreRules{nohz: true, cpuidle: true, smtNiceSlices: true}},
+	knob.EraO1: {func(s *Sim) schedClass { return o1V267{s} }, coreRules{}},
+	knob.Era66: {func(s *Sim) schedClass { return eevdfV66{s} },
+		coreRules{runnableAvg: true, wakeStamp: true, nohz: true, cpuidle: true, smtNiceSlices: true}},
+}
+
+// RegisterEra makes the engine run era e (registered with
+// knob.RegisterEra) as it runs era like: the same class and core rules,
+// with e's own knob defaults. Call it from an init function.
+func RegisterEra(e, like knob.Era) error {
+	d, ok := eraDefs[like]
+	if !ok {
+		return fmt.Errorf("engine: era %s has no class", like)
 	}
+	if _, dup := eraDefs[e]; dup {
+		return fmt.Errorf("engine: era %s is registered already", e)
+	}
+	eraDefs[e] = d
+	return nil
 }

@@ -148,8 +148,11 @@ func New(cfg Config) (*Sim, error) {
 	}
 	tp := cfg.Machine
 	s := &Sim{topo: tp, k: cfg.Knobs, era: cfg.Knobs.Era(), seed: cfg.Seed, debug: cfg.Debug}
-	s.class = newClass(s, s.era)
-	s.rules = eraRules(s.era)
+	def, ok := eraDefs[s.era]
+	if !ok {
+		return nil, fmt.Errorf("engine: era %s has no class (engine.RegisterEra)", s.era)
+	}
+	s.class, s.rules = def.class(s), def.rules
 	s.rng = rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	s.computeTunables()
 	for core := range tp.CoreCPUs {

@@ -20,17 +20,56 @@ const (
 	EraO1
 	// Era66 is v6.6: EEVDF, SIS_UTIL, the v5.5 load balancer.
 	Era66
-	numEras
+	builtinEras
 )
 
-// eraNames are the era knob's values, in Era order.
+// eraNames are the era knob's values, in Era order (RegisterEra appends).
 var eraNames = []string{"5.2", "2.6-o1", "6.6"}
+
+// numEras is the number of eras, the built-in ones and the registered.
+var numEras = builtinEras
 
 func (e Era) String() string {
 	if e >= 0 && e < numEras {
 		return eraNames[e]
 	}
 	return fmt.Sprintf("era(%d)", int64(e))
+}
+
+// RegisterEra adds an era named name that has base's knobs with the given
+// defaults changed: a variant of a kernel (one feature default flipped, a
+// distribution's sysctls) in one call. The engine must be told which class
+// runs it (engine.RegisterEra). Call it from an init function: eras are
+// read without locks.
+func RegisterEra(name string, base Era, defaults map[ID]int64) (Era, error) {
+	if base < 0 || base >= numEras {
+		return 0, fmt.Errorf("era %s: base era %d does not exist", name, int64(base))
+	}
+	for _, n := range eraNames {
+		if strings.EqualFold(n, name) {
+			return 0, fmt.Errorf("era %s exists already", name)
+		}
+	}
+	rules := map[ID]eraRule{}
+	for id, r := range eraRules[base] {
+		rules[id] = r
+	}
+	for id, v := range defaults {
+		if ok, why := Exists(id, base); !ok {
+			return 0, fmt.Errorf("era %s: knob %s does not exist in era %s: %s", name, table[id].Name, base, why)
+		}
+		if _, err := table[id].Parse(table[id].Format(v)); err != nil {
+			return 0, fmt.Errorf("era %s: default of %s: %v", name, table[id].Name, err)
+		}
+		rules[id] = eraRule{Default: v, HasDefault: true}
+	}
+	e := numEras
+	eraNames = append(eraNames, name)
+	eraRules = append(eraRules, rules)
+	numEras++
+	table[EraKnob].Values = eraNames
+	table[EraKnob].Max = int64(numEras) - 1
+	return e, nil
 }
 
 // Eras lists every era in order.
@@ -65,7 +104,7 @@ type eraRule struct {
 
 // eraRules holds, per era, the knobs that differ from the table (the v5.2
 // defaults). A knob with no rule exists in the era with its table default.
-var eraRules = [numEras]map[ID]eraRule{
+var eraRules = []map[ID]eraRule{
 	Era52: {},
 	EraO1: {},
 	Era66: {},

@@ -117,3 +117,27 @@ func TestEEVDFKnobsOnlyIn66(t *testing.T) {
 		}
 	}
 }
+
+// RegisterEra refuses, by name, a duplicate era, a default for a knob the
+// base era lacks and a default out of the knob's range (and registers
+// nothing then).
+func TestRegisterEraRefusals(t *testing.T) {
+	before := len(Eras())
+	for _, c := range []struct {
+		name     string
+		defaults map[ID]int64
+		want     string
+	}{
+		{"6.6", nil, "exists already"},
+		{"6.6-bounded", map[ID]int64{SIS_BOUND: 1}, "does not exist in era 6.6"},
+		{"6.6-hz5", map[ID]int64{HZ: 5}, "hz"},
+	} {
+		_, err := RegisterEra(c.name, Era66, c.defaults)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("RegisterEra(%s): %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+	if len(Eras()) != before {
+		t.Errorf("a refused era was registered")
+	}
+}
