@@ -1,0 +1,795 @@
+package workload
+
+// rt-app files: parsing and checking (the workload is described in rtapp.go).
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"schedplay/engine"
+)
+
+// ---- parsing ----
+
+// rtappEvents are the event names, longest prefix first ("runtime" before
+// "run"); unsupported ones carry the reason they are refused.
+var rtappEvents = []struct{ name, refused string }{
+	{"runtime", ""}, {"run", ""}, {"sleep", ""}, {"timer", ""},
+	{"resume", ""}, {"suspend", ""}, {"signal", ""}, {"broad", ""},
+	{"wait", ""}, {"sync", ""}, {"barrier", ""}, {"lock", ""}, {"unlock", ""},
+	{"mem", "memory load is not modelled"},
+	{"iorun", "I/O load is not modelled"},
+	{"yield", "the engine has no sched_yield"},
+	{"fork", "threads are only created at start"},
+}
+
+const rtappSupportedEvents = "run, runtime, sleep, timer, resume, suspend, signal, broad, wait, sync, barrier, lock, unlock (each optionally followed by digits, e.g. run1)"
+
+// eventKind maps a key to its event name: the name itself or the name
+// followed by digits (workgen's renaming of duplicates).
+func eventKind(key string) (name, refused string, ok bool) {
+	for _, e := range rtappEvents {
+		if !strings.HasPrefix(key, e.name) {
+			continue
+		}
+		suffix := key[len(e.name):]
+		if strings.Trim(suffix, "0123456789") == "" {
+			return e.name, e.refused, true
+		}
+	}
+	return "", "", false
+}
+
+// place says where in the file something is, for error messages.
+type place struct{ task, phase string }
+
+func (p place) errf(line int, format string, args ...any) error {
+	var b strings.Builder
+	b.WriteString("rtapp: ")
+	switch {
+	case p.task != "":
+		fmt.Fprintf(&b, "task %q", p.task)
+		if p.phase != "" {
+			fmt.Fprintf(&b, ", phase %q", p.phase)
+		}
+	case p.phase != "":
+		b.WriteString(p.phase) // "global", "top level"
+	}
+	if line > 0 {
+		fmt.Fprintf(&b, " (%s)", lineText(line))
+	}
+	if p.task != "" || p.phase != "" || line > 0 {
+		b.WriteString(": ")
+	}
+	fmt.Fprintf(&b, format, args...)
+	return errors.New(b.String())
+}
+
+// rtappParsed counts the files ParseRTApp parsed: a run should parse its
+// file once (it parsed the same megabyte six times), which the tests
+// check.
+var rtappParsed atomic.Int64
+
+// ParseRTApp reads an rt-app JSON file (see the comment at the top of
+// this file for the supported subset).
+func ParseRTApp(data []byte) (*RTApp, error) {
+	rtappParsed.Add(1)
+	if len(data) > RTAppMaxBytes {
+		return nil, fmt.Errorf("rtapp: the file is %d bytes, more than the %d-byte limit", len(data), RTAppMaxBytes)
+	}
+	root, err := parseOrderedJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	top := place{phase: "top level"}
+	if root.kind != jObject {
+		return nil, top.errf(root.line, "the file must be a JSON object with \"tasks\", got %s", root.kindName())
+	}
+	app := &RTApp{}
+	var tasks *jNode
+	for _, f := range root.fields {
+		switch f.key {
+		case "global":
+			if err := app.parseGlobal(f.val); err != nil {
+				return nil, err
+			}
+		case "tasks":
+			if tasks != nil {
+				return nil, top.errf(f.line, "\"tasks\" given twice")
+			}
+			tasks = f.val
+		case "resources":
+			// Backward compatibility only: rt-app creates resources from
+			// the events.
+		default:
+			return nil, top.errf(f.line, "unknown field %q (supported: global, tasks, resources)", f.key)
+		}
+	}
+	if tasks == nil {
+		return nil, top.errf(0, "no \"tasks\" object")
+	}
+	if tasks.kind != jObject {
+		return nil, top.errf(tasks.line, "\"tasks\" must be an object of task name → task, got %s", tasks.kindName())
+	}
+	if len(tasks.fields) == 0 {
+		return nil, top.errf(tasks.line, "\"tasks\" is empty")
+	}
+	seen := map[string]bool{}
+	total, events := 0, 0
+	for _, f := range tasks.fields {
+		if seen[f.key] {
+			return nil, place{task: f.key}.errf(f.line, "task defined twice")
+		}
+		seen[f.key] = true
+		t, err := parseTask(f.key, f.line, f.val)
+		if err != nil {
+			return nil, err
+		}
+		total += t.Instances
+		if total > RTAppMaxThreads {
+			return nil, place{task: f.key}.errf(f.line, "the file asks for more than %d threads in total (sum of \"instance\")", RTAppMaxThreads)
+		}
+		for _, p := range t.Phases {
+			events += len(p.Events)
+		}
+		if events > rtappMaxEvents {
+			return nil, fmt.Errorf("rtapp: more than %d events in total", rtappMaxEvents)
+		}
+		app.Tasks = append(app.Tasks, t)
+	}
+	if total == 0 {
+		return nil, top.errf(tasks.line, "no threads: every task has \"instance\": 0")
+	}
+	if err := app.checkNames(); err != nil {
+		return nil, err
+	}
+	if err := app.checkRefs(); err != nil {
+		return nil, err
+	}
+	return app, nil
+}
+
+// RTAppIgnoredGlobals are the "global" keys accepted and ignored.
+const RTAppIgnoredGlobals = "lock_pages, pi_enabled, logdir, log_basename, log_size, ftrace, gnuplot, io_device, mem_buffer_size, cumulative_slack, spacing, frag"
+
+func (app *RTApp) parseGlobal(n *jNode) error {
+	g := place{phase: "global"}
+	if n.kind != jObject {
+		return g.errf(n.line, "must be an object, got %s", n.kindName())
+	}
+	for _, f := range n.fields {
+		switch f.key {
+		case "duration":
+			d, err := f.val.integer()
+			if err != nil {
+				return g.errf(f.line, "duration: %v", err)
+			}
+			switch {
+			case d == -1:
+				app.Duration = 0
+			case d >= 1 && d <= rtappMaxSecs:
+				app.Duration = d * engine.Second
+			default:
+				return g.errf(f.line, "duration: %d out of range (seconds, 1..%d, or -1 for none)", d, rtappMaxSecs)
+			}
+		case "default_policy":
+			if err := checkPolicy(f.val); err != nil {
+				return g.errf(f.line, "default_policy: %v", err)
+			}
+		case "calibration":
+			switch f.val.kind {
+			case jNumber:
+				v, err := f.val.integer()
+				if err != nil || v <= 0 {
+					return g.errf(f.line, "calibration: must be \"CPU<n>\" or a positive integer (ns per loop)")
+				}
+			case jString:
+				if _, err := strconv.Atoi(strings.TrimPrefix(f.val.str, "CPU")); err != nil || !strings.HasPrefix(f.val.str, "CPU") {
+					return g.errf(f.line, "calibration: %q must be \"CPU<n>\" or a positive integer (ns per loop)", f.val.str)
+				}
+			default:
+				return g.errf(f.line, "calibration: must be \"CPU<n>\" or a positive integer (ns per loop), got %s", f.val.kindName())
+			}
+		case "lock_pages", "pi_enabled", "logdir", "log_basename", "log_size", "ftrace",
+			"gnuplot", "io_device", "mem_buffer_size", "cumulative_slack", "spacing", "frag":
+			// Accepted and ignored: no effect on SCHED_OTHER scheduling.
+			// "frag" appears in rt-app's own doc/examples (browser, mp3,
+			// video, merge/global.json) but its parser reads no such key.
+		default:
+			return g.errf(f.line, "unknown field %q (supported: duration, default_policy, calibration; ignored: %s)", f.key, RTAppIgnoredGlobals)
+		}
+	}
+	return nil
+}
+
+// namedSuspends are the refs of suspend events that name something other
+// than their own task or thread: rt-app before 2025-05 (commit 32fcddf,
+// "Obsolete parameter of suspend event") waited on the condition variable
+// the string named, and its doc/examples (browser-*.json) rely on it: a
+// suspend "Browser" is woken by a resume "Browser". Such a suspend is a
+// wait on that condition (the one signal/broad/wait also use, as in
+// rt-app's one resource table), and a resume of it broadcasts it.
+func namedSuspends(app *RTApp, threads map[string]*RTAppTask) map[string]bool {
+	named := map[string]bool{}
+	for i := range app.Tasks {
+		t := &app.Tasks[i]
+		for _, ph := range t.Phases {
+			for _, e := range ph.Events {
+				if e.Kind == "suspend" && e.Ref != "" && threads[e.Ref] != t {
+					named[e.Ref] = true
+				}
+			}
+		}
+	}
+	return named
+}
+
+// lastWins folds repeated keys as json-c (rt-app's parser) does: a key
+// given twice keeps its first place and takes its last value (rt-app's
+// doc/examples/spreading-tasks.json defines phase "heavy1" twice).
+func lastWins(fields []jField) []jField {
+	at := map[string]int{}
+	var out []jField
+	for _, f := range fields {
+		if i, ok := at[f.key]; ok {
+			out[i].val = f.val
+			continue
+		}
+		at[f.key] = len(out)
+		out = append(out, f)
+	}
+	return out
+}
+
+// checkPolicy accepts only SCHED_OTHER.
+func checkPolicy(n *jNode) error {
+	if n.kind != jString {
+		return fmt.Errorf("must be a string, got %s", n.kindName())
+	}
+	switch n.str {
+	case "SCHED_OTHER":
+		return nil
+	case "SCHED_FIFO", "SCHED_RR", "SCHED_DEADLINE", "SCHED_IDLE":
+		return fmt.Errorf("%q is not supported: the simulator models only the fair class (use SCHED_OTHER)", n.str)
+	}
+	return fmt.Errorf("%q is not a policy (rt-app knows SCHED_OTHER, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE; only SCHED_OTHER is supported)", n.str)
+}
+
+// rejectedKey returns why a task or phase key is refused, or "".
+func rejectedKey(key string) string {
+	switch key {
+	case "util_min", "util_max":
+		return "utilization clamping is not modelled"
+	case "taskgroup":
+		return "task groups (cgroups) are not modelled"
+	case "dl-runtime", "dl-period", "dl-deadline", "period", "deadline":
+		return "it only applies to SCHED_DEADLINE, which is not supported"
+	}
+	return ""
+}
+
+const rtappTaskFields = "instance, loop, delay, priority, nice, policy, cpus, phases; ignored: nodes_membind, membind_nodes"
+const rtappPhaseFields = "loop, policy, priority, nice, cpus; ignored: nodes_membind, membind_nodes"
+
+func parseTask(name string, line int, n *jNode) (RTAppTask, error) {
+	p := place{task: name}
+	t := RTAppTask{Name: name, Instances: 1, Loop: -1, line: line}
+	if name == "" {
+		return t, p.errf(line, "a task needs a non-empty name")
+	}
+	if n.kind != jObject {
+		return t, p.errf(n.line, "must be an object, got %s", n.kindName())
+	}
+	var phases *jNode
+	var loop *jField
+	var direct []*jField // events written directly in the task
+	var prio, nice *jField
+	for i := range n.fields {
+		f := &n.fields[i]
+		switch f.key {
+		case "instance":
+			v, err := f.val.integer()
+			if err != nil || v < 0 || v > RTAppMaxThreads {
+				return t, p.errf(f.line, "instance: must be an integer 0..%d", RTAppMaxThreads)
+			}
+			t.Instances = int(v)
+		case "loop":
+			loop = f
+		case "delay":
+			v, err := f.val.integer()
+			if err != nil || v < 0 || v > rtappMaxUS {
+				return t, p.errf(f.line, "delay: must be an integer 0..%d (µs)", rtappMaxUS)
+			}
+			t.Delay = v * engine.Microsecond
+		case "priority":
+			prio = f
+		case "nice":
+			nice = f
+		case "policy":
+			if err := checkPolicy(f.val); err != nil {
+				return t, p.errf(f.line, "policy: %v", err)
+			}
+		case "cpus":
+			cpus, err := parseCPUs(f.val)
+			if err != nil {
+				return t, p.errf(f.line, "cpus: %v", err)
+			}
+			t.CPUs = cpus
+		case "phases":
+			phases = f.val
+		case "nodes_membind", "membind_nodes":
+		default:
+			if why := rejectedKey(f.key); why != "" {
+				return t, p.errf(f.line, "field %q is not supported: %s", f.key, why)
+			}
+			if _, _, ok := eventKind(f.key); ok {
+				direct = append(direct, f)
+				continue
+			}
+			return t, p.errf(f.line, "unknown field %q (task fields: %s; events: %s)", f.key, rtappTaskFields, rtappSupportedEvents)
+		}
+	}
+	for _, f := range []*jField{prio, nice} {
+		if f == nil {
+			continue
+		}
+		v, err := f.val.integer()
+		if err != nil || v < -20 || v > 19 {
+			return t, p.errf(f.line, "%s: must be a nice value, an integer -20..19", f.key)
+		}
+		if t.HasNice && int(v) != t.Nice {
+			return t, p.errf(f.line, "priority %d and nice %d disagree (for SCHED_OTHER both are the nice value)", t.Nice, v)
+		}
+		t.Nice, t.HasNice = int(v), true
+	}
+	loopVal := int64(-1)
+	if loop != nil {
+		v, err := parseLoop(loop.val)
+		if err != nil {
+			return t, p.errf(loop.line, "loop: %v", err)
+		}
+		loopVal = v
+	}
+	if phases != nil {
+		if len(direct) > 0 {
+			return t, p.errf(direct[0].line, "event %q is written in the task although it has \"phases\"; put it in a phase", direct[0].key)
+		}
+		if phases.kind != jObject {
+			return t, p.errf(phases.line, "phases: must be an object of phase name → phase, got %s", phases.kindName())
+		}
+		if len(phases.fields) == 0 {
+			return t, p.errf(phases.line, "phases: empty")
+		}
+		seen := map[string]bool{}
+		for _, pf := range lastWins(phases.fields) {
+			if seen[pf.key] {
+				return t, place{task: name, phase: pf.key}.errf(pf.line, "phase defined twice")
+			}
+			seen[pf.key] = true
+			ph, err := parsePhase(&t, pf.key, pf.line, pf.val)
+			if err != nil {
+				return t, err
+			}
+			t.Phases = append(t.Phases, ph)
+		}
+		t.Loop = loopVal
+		return t, nil
+	}
+	if len(direct) == 0 {
+		return t, p.errf(line, "no events (supported events: %s)", rtappSupportedEvents)
+	}
+	ph := RTAppPhase{Loop: 1}
+	for _, f := range direct {
+		e, err := parseEvent(p, f)
+		if err != nil {
+			return t, err
+		}
+		ph.Events = append(ph.Events, e)
+	}
+	t.Phases = []RTAppPhase{ph}
+	t.Loop = loopVal
+	return t, nil
+}
+
+func parsePhase(t *RTAppTask, name string, line int, n *jNode) (RTAppPhase, error) {
+	p := place{task: t.Name, phase: name}
+	ph := RTAppPhase{Name: name, Loop: 1}
+	if n.kind != jObject {
+		return ph, p.errf(n.line, "must be an object, got %s", n.kindName())
+	}
+	for i := range n.fields {
+		f := &n.fields[i]
+		switch f.key {
+		case "loop":
+			v, err := parseLoop(f.val)
+			if err != nil {
+				return ph, p.errf(f.line, "loop: %v", err)
+			}
+			ph.Loop = v
+		case "policy":
+			if err := checkPolicy(f.val); err != nil {
+				return ph, p.errf(f.line, "policy: %v", err)
+			}
+		case "priority", "nice":
+			v, err := f.val.integer()
+			if err != nil || v < -20 || v > 19 {
+				return ph, p.errf(f.line, "%s: must be a nice value, an integer -20..19", f.key)
+			}
+			if !t.HasNice || int(v) != t.Nice {
+				return ph, p.errf(f.line, "%s: setting nice per phase is not supported (the engine cannot renice a running task); set \"priority\" on the task", f.key)
+			}
+		case "cpus":
+			cpus, err := parseCPUs(f.val)
+			if err != nil {
+				return ph, p.errf(f.line, "cpus: %v", err)
+			}
+			if !sameCPUs(cpus, t.CPUs) {
+				return ph, p.errf(f.line, "cpus: changing affinity per phase is not supported; the engine cannot change it from a task's program (set \"cpus\" on the task)")
+			}
+		case "nodes_membind", "membind_nodes":
+		default:
+			if why := rejectedKey(f.key); why != "" {
+				return ph, p.errf(f.line, "field %q is not supported: %s", f.key, why)
+			}
+			if _, _, ok := eventKind(f.key); !ok {
+				return ph, p.errf(f.line, "unknown field %q (phase fields: %s; events: %s)", f.key, rtappPhaseFields, rtappSupportedEvents)
+			}
+			e, err := parseEvent(p, f)
+			if err != nil {
+				return ph, err
+			}
+			ph.Events = append(ph.Events, e)
+		}
+	}
+	if len(ph.Events) == 0 {
+		return ph, p.errf(line, "no events (supported events: %s)", rtappSupportedEvents)
+	}
+	return ph, nil
+}
+
+func parseLoop(n *jNode) (int64, error) {
+	v, err := n.integer()
+	if err != nil {
+		return 0, err
+	}
+	if v == 0 || v < -1 {
+		return 0, fmt.Errorf("%d is not allowed (-1 for forever, or a count ≥ 1)", v)
+	}
+	return v, nil
+}
+
+func parseCPUs(n *jNode) ([]int, error) {
+	if n.kind != jArray {
+		return nil, fmt.Errorf("must be an array of CPU ids, e.g. [0, 2], got %s", n.kindName())
+	}
+	if len(n.elems) == 0 {
+		return nil, fmt.Errorf("empty; omit it for all CPUs")
+	}
+	var out []int
+	for _, e := range n.elems {
+		v, err := e.integer()
+		if err != nil || v < 0 || v >= rtappMaxCPU {
+			return nil, fmt.Errorf("%s is not a CPU id", e.text())
+		}
+		out = append(out, int(v))
+	}
+	sort.Ints(out)
+	uniq := out[:1]
+	for _, c := range out[1:] {
+		if c != uniq[len(uniq)-1] {
+			uniq = append(uniq, c)
+		}
+	}
+	return uniq, nil
+}
+
+func sameCPUs(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func parseEvent(p place, f *jField) (RTAppEvent, error) {
+	kind, refused, _ := eventKind(f.key)
+	e := RTAppEvent{Key: f.key, Kind: kind, line: f.line}
+	bad := func(format string, args ...any) error {
+		return p.errf(f.line, "event %q: %s", f.key, fmt.Sprintf(format, args...))
+	}
+	if refused != "" {
+		return e, bad("not supported: %s", refused)
+	}
+	v := f.val
+	switch kind {
+	case "run", "runtime", "sleep":
+		us, err := v.integer()
+		if err != nil || us < 0 || us > rtappMaxUS {
+			return e, bad("must be a duration in µs, an integer 0..%d", rtappMaxUS)
+		}
+		e.NS = us * engine.Microsecond
+	case "timer":
+		if v.kind != jObject {
+			return e, bad("must be an object {\"ref\": name, \"period\": µs, \"mode\": \"relative\"|\"absolute\"}, got %s", v.kindName())
+		}
+		for _, tf := range v.fields {
+			switch tf.key {
+			case "ref":
+				if tf.val.kind != jString || tf.val.str == "" {
+					return e, bad("\"ref\" must be a non-empty string")
+				}
+				e.Ref = tf.val.str
+			case "period":
+				us, err := tf.val.integer()
+				if err != nil || us <= 0 || us > rtappMaxUS {
+					return e, bad("\"period\" must be an integer 1..%d (µs)", rtappMaxUS)
+				}
+				e.NS = us * engine.Microsecond
+			case "mode":
+				switch {
+				case tf.val.kind == jString && tf.val.str == "relative":
+				case tf.val.kind == jString && tf.val.str == "absolute":
+					e.Absolute = true
+				default:
+					return e, bad("\"mode\" must be \"relative\" or \"absolute\", got %s", tf.val.text())
+				}
+			default:
+				return e, bad("unknown field %q (timer fields: ref, period, mode)", tf.key)
+			}
+		}
+		if e.Ref == "" {
+			return e, bad("missing \"ref\" (the timer's name; names starting with \"unique\" are per thread)")
+		}
+		if e.NS == 0 {
+			return e, bad("missing \"period\" (µs)")
+		}
+	case "resume", "signal", "broad", "barrier", "lock", "unlock":
+		if v.kind != jString || v.str == "" {
+			return e, bad("must be a non-empty string naming the %s", map[string]string{
+				"resume": "task to resume", "signal": "condition variable", "broad": "condition variable",
+				"barrier": "barrier", "lock": "mutex", "unlock": "mutex"}[kind])
+		}
+		e.Ref = v.str
+	case "suspend":
+		if v.kind != jString {
+			return e, bad("must be a string: \"\" or the task's own name")
+		}
+		e.Ref = v.str
+	case "wait", "sync":
+		switch v.kind {
+		case jString:
+			e.Ref = v.str
+		case jObject:
+			for _, wf := range v.fields {
+				switch wf.key {
+				case "ref", "mutex":
+					if wf.val.kind != jString || wf.val.str == "" {
+						return e, bad("%q must be a non-empty string", wf.key)
+					}
+					if wf.key == "ref" {
+						e.Ref = wf.val.str
+					} else {
+						e.Mutex = wf.val.str
+					}
+				default:
+					return e, bad("unknown field %q (fields: ref, mutex)", wf.key)
+				}
+			}
+		default:
+			return e, bad("must be an object {\"ref\": condition, \"mutex\": mutex}, got %s", v.kindName())
+		}
+		if e.Ref == "" {
+			return e, bad("missing \"ref\" (the condition variable's name)")
+		}
+	}
+	return e, nil
+}
+
+// checkNames makes sure thread names are unique.
+func (app *RTApp) checkNames() error {
+	owner := map[string]string{}
+	for i := range app.Tasks {
+		t := &app.Tasks[i]
+		for _, n := range t.threadNames() {
+			if o, ok := owner[n]; ok && o != t.Name {
+				return place{task: t.Name}.errf(t.line, "thread name %q is also a thread of task %q; rename one", n, o)
+			}
+			owner[n] = t.Name
+		}
+	}
+	return nil
+}
+
+// threadTasks maps every thread and task name to its task.
+func (app *RTApp) threadTasks() map[string]*RTAppTask {
+	threads := map[string]*RTAppTask{}
+	for i := range app.Tasks {
+		t := &app.Tasks[i]
+		threads[t.Name] = t
+		for _, n := range t.threadNames() {
+			threads[n] = t
+		}
+	}
+	return threads
+}
+
+// checkRefs rejects references that cannot work.
+func (app *RTApp) checkRefs() error {
+	threads := app.threadTasks()
+	signalled := map[string]bool{}  // cond refs with a signal/broad/sync
+	waited := map[string]bool{}     // cond refs with a wait/sync
+	resumed := map[string]bool{}    // task names resumed by someone
+	resumedRef := map[string]bool{} // every name a resume names
+	named := namedSuspends(app, threads)
+	for i := range app.Tasks {
+		t := &app.Tasks[i]
+		for _, ph := range t.Phases {
+			for _, e := range ph.Events {
+				switch e.Kind {
+				case "signal", "broad":
+					signalled[e.Ref] = true
+				case "wait":
+					waited[e.Ref] = true
+				case "sync":
+					signalled[e.Ref], waited[e.Ref] = true, true
+				case "resume":
+					if tt, ok := threads[e.Ref]; ok {
+						resumed[tt.Name] = true
+					}
+					resumedRef[e.Ref] = true
+				}
+			}
+		}
+	}
+	for i := range app.Tasks {
+		t := &app.Tasks[i]
+		locks, unlocks := map[string]bool{}, map[string]bool{}
+		for _, ph := range t.Phases {
+			for _, e := range ph.Events {
+				if e.Kind == "lock" {
+					locks[e.Ref] = true
+				}
+			}
+		}
+		for _, ph := range t.Phases {
+			p := place{task: t.Name, phase: ph.Name}
+			for _, e := range ph.Events {
+				switch e.Kind {
+				case "resume":
+					if _, ok := threads[e.Ref]; !ok && !named[e.Ref] {
+						return p.errf(e.line, "event %q: no task or thread named %q, and no suspend on %q, to resume (known: %s)", e.Key, e.Ref, e.Ref, strings.Join(sortedKeys(threads), ", "))
+					}
+				case "suspend":
+					if named[e.Ref] {
+						if !resumedRef[e.Ref] {
+							return p.errf(e.line, "event %q: no task resumes %q, so it would sleep forever", e.Key, e.Ref)
+						}
+						continue
+					}
+					if !resumed[t.Name] {
+						return p.errf(e.line, "event %q: no task resumes %q, so it would sleep forever", e.Key, t.Name)
+					}
+				case "wait":
+					if !signalled[e.Ref] {
+						return p.errf(e.line, "event %q: no task signals %q (signal, broad or sync), so the wait never returns", e.Key, e.Ref)
+					}
+				case "signal", "broad":
+					if !waited[e.Ref] {
+						return p.errf(e.line, "event %q: no task waits on %q (wait or sync); check the name", e.Key, e.Ref)
+					}
+				case "unlock":
+					if !locks[e.Ref] {
+						return p.errf(e.line, "event %q: the task never locks %q", e.Key, e.Ref)
+					}
+					unlocks[e.Ref] = true
+				}
+			}
+		}
+		for _, ref := range sortedKeys(locks) {
+			if !unlocks[ref] {
+				return place{task: t.Name}.errf(t.line, "locks %q but never unlocks it", ref)
+			}
+		}
+		if err := checkRelock(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// heldLock is where a thread took a mutex it still holds: the lock
+// event's line, and the pass over the task's phases, the phase and the
+// run of that phase of the walk that checkRelock makes.
+type heldLock struct {
+	line             int
+	pass, phase, run int
+}
+
+// checkRelock refuses a thread that locks a mutex it already holds. rt-app
+// creates its mutexes with default attributes, a normal (non-recursive)
+// mutex on glibc, so the second pthread_mutex_lock blocks forever; the
+// simulator's lock would likewise queue the thread behind itself, and the
+// run would go on without a word. The walk follows the thread's events in
+// the order they run. A phase that loops is walked twice, and so are all
+// the phases when the task loops: a pass leaves each mutex it touches in
+// the state its last lock or unlock of it says, whatever the state before,
+// so a second pass starts as every later one does and meets every relock
+// they would. wait and sync give their mutex back before returning, so
+// they change nothing held.
+func checkRelock(t *RTAppTask) error {
+	held := map[string]heldLock{}
+	for pass := range passes(t.Loop) {
+		for i, ph := range t.Phases {
+			for run := range passes(ph.Loop) {
+				for _, e := range ph.Events {
+					switch e.Kind {
+					case "lock":
+						now := heldLock{line: e.line, pass: pass, phase: i, run: run}
+						if h, ok := held[e.Ref]; ok {
+							return place{task: t.Name, phase: ph.Name}.errf(e.line,
+								"event %q: locks %q again while holding it (locked at %s, not unlocked since); an rt-app mutex is not recursive, so the thread would block here forever",
+								e.Key, e.Ref, h.describe(now, t))
+						}
+						held[e.Ref] = now
+					case "unlock":
+						delete(held, e.Ref)
+					}
+				}
+			}
+			if ph.Loop < 0 {
+				return nil // the phases after it never run
+			}
+		}
+	}
+	return nil
+}
+
+// describe says where h was taken, seen from the relock at now: its line,
+// and the loop or phase it was in when that is not now's.
+func (h heldLock) describe(now heldLock, t *RTAppTask) string {
+	at := lineText(h.line)
+	switch {
+	case h.pass != now.pass:
+		return at + " in the task's previous loop"
+	case h.phase != now.phase:
+		return fmt.Sprintf("%s in phase %q", at, t.Phases[h.phase].Name)
+	case h.run != now.run:
+		return at + " in the phase's previous loop"
+	}
+	return at
+}
+
+// passes is how many times a walk of a loop of count n (-1: forever) must
+// go through it: once for a single pass, twice for any repetition.
+func passes(n int64) int {
+	if n == 1 {
+		return 1
+	}
+	return 2
+}
+
+// lineText writes a position as errors do: "line L, column C" for one
+// packed by posAt, "line L" for a bare line number.
+func lineText(pos int) string {
+	if l, c := pos/posScale, pos%posScale; l > 0 {
+		return fmt.Sprintf("line %d, column %d", l, c)
+	}
+	return fmt.Sprintf("line %d", pos)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
