@@ -37,20 +37,23 @@
 
 static atomic_int stopping;
 
-// The start gate: a workload's first tasks (schbench's message threads,
-// pipe's first process) wait here, unnamed, until the runner has started
-// every workload and is about to block. The runner is not one of the real
-// tool's tasks: running beside their first forks, it made the kernel's
-// fork balance count one more busy CPU than the simulation has (pipe's
-// child stayed in its parent's LLC on the 2-CCX shape: 6.12's
+// The start time: a workload's first tasks (schbench's message threads,
+// pipe's first process) sleep, unnamed, until it, so that the runner has
+// started every workload and blocked before they fork. The runner is not
+// one of the real tool's tasks: running beside their first forks it made
+// the kernel's fork balance count one more busy CPU than the simulation
+// has (pipe's child stayed in its parent's LLC on the 2-CCX shape: 6.12's
 // sched_balance_find_dst_group keeps the local group when it has as many
-// idle CPUs as the idlest). The wakeup from the gate is the runner's, by
-// a task not yet named as the workload's.
-static int go_gate[2];
+// idle CPUs as the idlest). A timed sleep, not a gate the runner opens:
+// the timer fires on the sleeper's own CPU, so its wakeup leaves it where
+// fork balancing put it (select_task_rq_fair with this CPU = prev), where
+// a wakeup by the runner could pull it next to the runner.
+#define START_DELAY_NS 10000000
+static int64_t go_ns;
 
 static void wait_go(void) {
-	char c;
-	while (read(go_gate[0], &c, 1) < 0 && errno == EINTR)
+	struct timespec ts = {go_ns / 1000000000, go_ns % 1000000000};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
 }
 
@@ -210,6 +213,7 @@ struct load {
 	void *state;
 	void (*stop)(struct load *);
 	int64_t ended; // ns, when done
+	int64_t t0;    // ns, when its tasks start (the start time, or at once)
 	int joined, reaped; // tasks collected so far (reap)
 	int killed;         // a process of it ended by a signal
 };
@@ -459,7 +463,6 @@ static void start_hackbench(struct load *l) {
 				die("fork");
 			if (p == 0) {
 				close(hb_gate[1]); // the gate opens when the runner's copy closes
-				close(go_gate[1]); // (the other workloads' gate too)
 				hb_body(t);
 				// A receiver's count goes back in its exit status: the
 				// parent adds it up (processes share no memory).
@@ -525,7 +528,6 @@ static void start_pipe(struct load *l) {
 	if (p < 0)
 		die("fork");
 	if (p == 0) {
-		close(go_gate[1]); // the gate opens when the runner's copy closes
 		wait_go();
 		pid_t c = fork();
 		if (c < 0)
@@ -694,11 +696,14 @@ int main(int argc, char **argv) {
 	for (int i = 0; i < nl; i++)
 		if (!strcmp(loads[i].kind, "hackbench"))
 			prctl(PR_SET_NAME, "hackbench-main", 0, 0, 0);
-	if (pipe(go_gate))
-		die("pipe");
 	int64_t start = now_ns();
+	go_ns = start + START_DELAY_NS;
 	for (int i = 0; i < nl; i++) {
 		struct load *l = &loads[i];
+		// schbench's and pipe's first tasks wait for the start time;
+		// hackbench's parent forks and releases its children at once, as
+		// the simulator's hackbench/main does, and hogs just spin.
+		l->t0 = strcmp(l->kind, "schbench") && strcmp(l->kind, "pipe") ? now_ns() : go_ns;
 		if (!strcmp(l->kind, "schbench"))
 			start_schbench(l);
 		else if (!strcmp(l->kind, "hackbench"))
@@ -712,12 +717,11 @@ int main(int argc, char **argv) {
 			return 2;
 		}
 	}
-	close(go_gate[1]);
 	// Run until the duration, or until every finite workload ended (the
 	// infinite ones only stop at the duration). This thread blocks the
 	// whole time (in a join, a poll or one sleep): it wakes nobody and
 	// takes no CPU from the workload.
-	int64_t deadline = start + dur, infinite = 0;
+	int64_t deadline = go_ns + dur, infinite = 0;
 	for (int i = 0; i < nl; i++) {
 		if (!loads[i].finite)
 			infinite = 1;
@@ -764,8 +768,8 @@ int main(int argc, char **argv) {
 		char lat[256];
 		hist_print(&l->lat, lat, sizeof lat);
 		printf("guestload: {\"kind\":\"%s\",\"threads\":%d,\"ops\":%ld,\"finished\":%s,\"completion_s\":%.6f,\"wall_s\":%.6f,\"wakeup_latency_us\":%s}\n",
-		       l->kind, l->threads, atomic_load(&l->ops), l->finite && atomic_load(&l->done) && !l->killed && l->ended - start <= dur ? "true" : "false",
-		       (double)(l->ended - start) / 1e9, (double)wall / 1e9, lat);
+		       l->kind, l->threads, atomic_load(&l->ops), l->finite && atomic_load(&l->done) && !l->killed && l->ended - l->t0 <= dur ? "true" : "false",
+		       (double)(l->ended - l->t0) / 1e9, (double)wall / 1e9, lat);
 	}
 	return 0;
 }
