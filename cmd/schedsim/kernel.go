@@ -252,7 +252,12 @@ func kernelTable(ctx context.Context, stdout, stderr io.Writer) error {
 				}
 				row := fmt.Sprintf("| %s (%s) | %s: %s (%s) | `%s` |", k.Name, k.Time, sh.preset, sh.what, shape, w)
 				if err != nil {
-					fmt.Fprintf(stdout, "%s — | failed: %s |\n", row, strings.ReplaceAll(err.Error(), "|", "/"))
+					// One table row: the console tail's lines joined, and cut.
+					msg := strings.ReplaceAll(strings.Join(strings.Fields(err.Error()), " "), "|", "/")
+					if r := []rune(msg); len(r) > 300 {
+						msg = string(r[:300]) + "…"
+					}
+					fmt.Fprintf(stdout, "%s — | failed: %s |\n", row, msg)
 					continue
 				}
 				var beyond []string
