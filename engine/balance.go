@@ -165,6 +165,107 @@ func (s *Sim) intervalJiffiesNS(ms int64) int64 {
 	return j * s.tickNS
 }
 
+// A balancerKind is a fair class's load balancer generation (fairRules).
+type balancerKind uint8
+
+const (
+	balancer52 balancerKind = iota // v5.2: load_balance before the v5.5 rework (balance.go, balance_detach.go)
+	balancer66                     // v6.6: the reworked balancer (balance66.go)
+)
+
+// loadBalanceFair runs the era's load_balance (see loadBalance).
+func (s *Sim) loadBalanceFair(c *cpu, di int, it idleType, cont *bool, payer *cpu, at int64) (int, int64) {
+	if s.fair.balancer == balancer66 {
+		return s.loadBalance66(c, di, it, cont, payer, at)
+	}
+	return s.loadBalance(c, di, it, cont, payer, at)
+}
+
+// balanceInterval is the era's get_sd_balance_interval.
+func (s *Sim) balanceInterval(dom *machine.Domain, ds *domState, busy bool) int64 {
+	if s.fair.balancer == balancer66 {
+		return s.balanceIntervalNS66(ds, busy)
+	}
+	return s.balanceIntervalNS(dom, ds, busy)
+}
+
+// taskHotFair is the era's task_hot.
+func (s *Sim) taskHotFair(p *Task, env *lbEnv) bool {
+	if s.fair.balancer == balancer66 {
+		return s.taskHot66(p, env)
+	}
+	return s.taskHot(p, env)
+}
+
+// rebalanceDomainsFair is rebalance_domains for c: each domain level,
+// bottom-up, is balanced when its interval has expired; max_newidle_lb_cost
+// decays by 253/256 once a second and rq->max_idle_balance_cost follows
+// the sum over the levels. payer is the CPU doing the work (c itself, or
+// the kicked ILB for a tickless idle c), at the time it starts. It returns
+// the CPU time the passes took.
+func (s *Sim) rebalanceDomainsFair(c *cpu, it idleType, payer *cpu, at int64) int64 {
+	next := s.now + 60*Second
+	updateNext := false
+	cont := true
+	needDecay := false
+	maxCost := int64(0)
+	cost := int64(0)
+	for i, dom := range c.domains() {
+		ds := &c.doms[i]
+		// update_newidle_cost(sd, 0): a cost of 0 never raises the
+		// maximum, so this only decays it.
+		decayed := s.updateNewidleCost(ds, 0)
+		if s.fair.decayLastLevel {
+			needDecay = decayed
+		} else {
+			needDecay = needDecay || decayed
+		}
+		maxCost += ds.maxNewidleLBCost
+		if !cont {
+			// Another CPU of the local group balances the levels above;
+			// keep walking only to decay their costs.
+			if needDecay {
+				continue
+			}
+			break
+		}
+		interval := s.balanceInterval(dom, ds, it != cpuIdle)
+		// SD_SERIALIZE (NUMA level): the kernel's global "balancing"
+		// trylock never fails here, passes run one at a time.
+		if s.now >= ds.lastBalance+interval {
+			moved, t := s.loadBalanceFair(c, i, it, &cont, payer, at+cost)
+			cost += t
+			if moved > 0 {
+				// Tasks were pulled: c is no longer idle for the
+				// levels above.
+				it = cpuNotIdle
+				if c.idle() {
+					it = cpuIdle
+				}
+			}
+			ds.lastBalance = s.now
+			interval = s.balanceInterval(dom, ds, it != cpuIdle)
+		}
+		if next > ds.lastBalance+interval {
+			next = ds.lastBalance + interval
+			updateNext = true
+		}
+	}
+	if needDecay {
+		c.maxIdleBalanceCost = max(s.k.Get(knob.SchedMigrationCost), maxCost)
+	}
+	if updateNext {
+		c.nextBalance = next
+		// (v6.6 leaves nohz.next_balance to the ILB's NOHZ_NEXT_KICK
+		// walk; lowering it when an idle CPU's own balance is done, as
+		// v5.2 does, comes to the same.)
+		if it == cpuIdle && s.nohzNext > c.nextBalance {
+			s.nohzNext = c.nextBalance
+		}
+	}
+	return cost
+}
+
 // shouldWeBalance is should_we_balance: newly idle CPUs always balance;
 // otherwise only the first idle CPU of the local group (its first CPU when
 // none is idle) balances this level and the ones above.

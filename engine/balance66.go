@@ -590,46 +590,6 @@ func (s *Sim) taskHot66(p *Task, env *lbEnv) bool {
 	return s.now-p.execStart < mc
 }
 
-// canMigrateTask66 is v6.6 can_migrate_task: v5.2's, except that per-CPU
-// kthreads are left where they are before any affinity bookkeeping, and
-// task_hot is v6.6's.
-func (s *Sim) canMigrateTask66(p *Task, env *lbEnv) bool {
-	if p.Kthread() && p.nrAllowed == 1 {
-		return false // kthread_is_per_cpu
-	}
-	if !p.allowed.Test(env.dst.id) {
-		env.flags |= lbfSomePinned
-		if env.idle == cpuNewlyIdle || env.flags&lbfDstPinned != 0 {
-			return false
-		}
-		g := env.dstGrp
-		for id := g.First(); id >= 0; id = g.Next(id + 1) {
-			if env.cpus.Test(id) && p.allowed.Test(id) {
-				env.flags |= lbfDstPinned
-				env.newDst = id
-				break
-			}
-		}
-		return false
-	}
-	env.flags &^= lbfAllPinned
-	if p.state == TaskRunning {
-		return false
-	}
-	hot := s.migrateDegradesLocality(p, env)
-	if hot < 0 {
-		hot = 0
-		if s.taskHot66(p, env) {
-			hot = 1
-		}
-	}
-	if hot <= 0 || env.ds.nrBalanceFailed > env.sd.CacheNiceTries {
-		return true
-	}
-	s.stats.lbHotSkipped++
-	return false
-}
-
 // detachTasks66 is v6.6 detach_tasks followed by attach_tasks: the walk of
 // v5.2 (cfs_tasks from the tail, loop_max, a breather every 32), but what
 // is moved is counted in the migration type's unit: load (a task whose
@@ -663,7 +623,7 @@ func (s *Sim) detachTasks66(env *lbEnv) int {
 			continue
 		}
 		i++
-		if !s.canMigrateTask66(p, env) {
+		if !s.canMigrateTask(p, env) {
 			s.cfsListAdd(p)
 			continue
 		}
@@ -895,60 +855,6 @@ func (s *Sim) updateNewidleCost(ds *domState, cost int64) bool {
 		return true
 	}
 	return false
-}
-
-// rebalanceDomains66 is v6.6 rebalance_domains (see rebalanceDomains for
-// payer and at).
-func (s *Sim) rebalanceDomains66(c *cpu, it idleType, payer *cpu, at int64) int64 {
-	next := s.now + 60*Second
-	updateNext := false
-	cont := true
-	needDecay := false
-	maxCost := int64(0)
-	cost := int64(0)
-	busy := it != cpuIdle
-	for i := range c.domains() {
-		ds := &c.doms[i]
-		needDecay = s.updateNewidleCost(ds, 0)
-		maxCost += ds.maxNewidleLBCost
-		if !cont {
-			if needDecay {
-				continue
-			}
-			break
-		}
-		interval := s.balanceIntervalNS66(ds, busy)
-		if s.now >= ds.lastBalance+interval {
-			moved, t := s.loadBalance66(c, i, it, &cont, payer, at+cost)
-			cost += t
-			if moved > 0 {
-				it = cpuNotIdle
-				if c.idle() {
-					it = cpuIdle
-				}
-				busy = it != cpuIdle
-			}
-			ds.lastBalance = s.now
-			interval = s.balanceIntervalNS66(ds, busy)
-		}
-		if next > ds.lastBalance+interval {
-			next = ds.lastBalance + interval
-			updateNext = true
-		}
-	}
-	if needDecay {
-		c.maxIdleBalanceCost = max(s.k.Get(knob.SchedMigrationCost), maxCost)
-	}
-	if updateNext {
-		c.nextBalance = next
-		// (v6.6 leaves nohz.next_balance to the ILB's NOHZ_NEXT_KICK
-		// walk; the shared NOHZ code here lowers it when an idle CPU's
-		// own balance is done, which comes to the same.)
-		if it == cpuIdle && s.nohzNext > c.nextBalance {
-			s.nohzNext = c.nextBalance
-		}
-	}
-	return cost
 }
 
 // newidleBalance66 is v6.6 newidle_balance: skipped when no CPU has a task

@@ -100,8 +100,13 @@ func (s *Sim) sortedCands(src *cpu) []*Task {
 // has failed more than cache_nice_tries times. A task pinned away from
 // dst sets LBF_SOME_PINNED and, on periodic passes, offers another CPU of
 // the local group (LBF_DST_PINNED, new_dst_cpu); any task allowed on dst
-// (even the running one) clears LBF_ALL_PINNED.
+// (even the running one) clears LBF_ALL_PINNED. Where the era's rules say
+// so (v5.12 on), a per-CPU kthread stays before any of this; task_hot is
+// the era's.
 func (s *Sim) canMigrateTask(p *Task, env *lbEnv) bool {
+	if s.fair.perCPUKthreadStays && p.Kthread() && p.nrAllowed == 1 {
+		return false // kthread_is_per_cpu
+	}
 	if !p.allowed.Test(env.dst.id) {
 		env.flags |= lbfSomePinned
 		if env.idle == cpuNewlyIdle || env.flags&lbfDstPinned != 0 {
@@ -126,7 +131,7 @@ func (s *Sim) canMigrateTask(p *Task, env *lbEnv) bool {
 	hot := s.migrateDegradesLocality(p, env)
 	if hot < 0 {
 		hot = 0
-		if s.taskHot(p, env) {
+		if s.taskHotFair(p, env) {
 			hot = 1
 		}
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"schedplay/engine/machine"
 
 	"schedplay/engine/knob"
 )
@@ -128,20 +129,74 @@ type coreRules struct {
 	smtNiceSlices bool
 }
 
+// fairRules are what differs between the fair classes' eras inside the
+// fair mechanisms both run: data chosen when the era is built (eraDefs),
+// each named for the kernel change it models, so that no shared body tests
+// the era. A class without the fair mechanisms (the O(1) class) leaves it
+// zero.
+type fairRules struct {
+	// selectIdleSibling is the era's select_idle_sibling (a method
+	// expression: calling it allocates nothing).
+	selectIdleSibling func(s *Sim, p *Task, prev, target int, cur *Task, d *Decision) (int, Stage)
+	// wakerRecentUsed: select_task_rq_fair stores the waker's CPU in
+	// current->recent_used_cpu when an affine wakeup was wanted (v4.16 to
+	// v5.12; v5.13 moved recent_used_cpu into select_idle_sibling, which
+	// then stores prev in the wakee's).
+	wakerRecentUsed bool
+	// affineIdlePrev: wake_affine_idle keeps an idle prev when neither an
+	// idle, cache-sharing waker CPU nor a sync wakeup decided (6.6's
+	// wake_affine_idle; v5.2 has no such test).
+	affineIdlePrev bool
+	// affineLoadAvg: wake_affine_weight compares cpu_load(), the
+	// runqueue's load_avg with blocked load (v5.7, "sched/fair: Replace
+	// runnable_load_avg by load_avg"), not runnable_load_avg.
+	affineLoadAvg bool
+	// imbalancePct is sd->imbalance_pct as the era's sd_init sets it.
+	imbalancePct func(*machine.Domain) int64
+
+	// balancer is the era's load balancer (balance*.go): which
+	// load_balance, get_sd_balance_interval and task_hot it runs. The v5.5
+	// rework ("sched/fair: Rework load_balance") replaced the group
+	// statistics, imbalance types and active-balance rules, so each era
+	// has its own load_balance body; rebalance_domains and
+	// can_migrate_task around it are shared. (A small value rather than
+	// function values: called through a function value, the balancer's
+	// stack-allocated lbEnv would escape to the heap.)
+	balancer balancerKind
+	// decayLastLevel: rebalance_domains' need_decay is what the last
+	// level's update_newidle_cost said (v5.16, "sched/fair: Wait before
+	// decaying max_newidle_lb_cost"), not whether any level decayed.
+	decayLastLevel bool
+	// perCPUKthreadStays: can_migrate_task leaves a per-CPU kthread where
+	// it is before any affinity bookkeeping (v5.12, "sched/fair: Ignore
+	// percpu threads for imbalance pulls").
+	perCPUKthreadStays bool
+}
+
 // An eraDef is what the engine builds for an era: its class and its core
 // rules. The knob package knows the era's name and knobs.
 type eraDef struct {
 	class func(*Sim) schedClass
 	rules coreRules
+	fair  fairRules // the fair mechanisms' era data (wakeup.go); zero for a class without them
 }
 
 // eraDefs are the eras the engine can run: the one place that knows which
 // era runs which class.
 var eraDefs = map[knob.Era]eraDef{
-	knob.Era52: {func(s *Sim) schedClass { return cfsV52{s} }, coreRules{nohz: true, cpuidle: true, smtNiceSlices: true}},
-	knob.EraO1: {func(s *Sim) schedClass { return o1V267{s} }, coreRules{}},
+	knob.Era52: {func(s *Sim) schedClass { return cfsV52{s} },
+		coreRules{nohz: true, cpuidle: true, smtNiceSlices: true},
+		fairRules{
+			selectIdleSibling: (*Sim).selectIdleSibling, wakerRecentUsed: true, imbalancePct: domImbalancePct,
+			balancer: balancer52,
+		}},
+	knob.EraO1: {func(s *Sim) schedClass { return o1V267{s} }, coreRules{}, fairRules{}},
 	knob.Era66: {func(s *Sim) schedClass { return eevdfV66{s} },
-		coreRules{runnableAvg: true, wakeStamp: true, nohz: true, cpuidle: true, smtNiceSlices: true}},
+		coreRules{runnableAvg: true, wakeStamp: true, nohz: true, cpuidle: true, smtNiceSlices: true},
+		fairRules{
+			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, affineLoadAvg: true, imbalancePct: imbPct66,
+			balancer: balancer66, decayLastLevel: true, perCPUKthreadStays: true,
+		}},
 }
 
 // RegisterEra makes the engine run era e (registered with

@@ -7,63 +7,10 @@ import "schedplay/engine/knob"
 // SIS_PROP, and the seed patches' knobs) and the v5.2 load balancer.
 type cfsV52 struct{ *Sim }
 
-// selectTaskRq is v5.2's select_task_rq_fair for a wakeup of p issued on CPU this
-// by cur (the waking task, or the interrupted/idle task for a timer). The
-// returned Decision is scratch space reused by the next call.
+// selectTaskRq is v5.2's select_task_rq_fair for a wakeup (wakeup.go's
+// selectTaskRqFair with v5.2's select_idle_sibling and fair rules).
 func (s cfsV52) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
-	d, prev := s.beginDecision(p, this, cur, sync)
-	if p.nrAllowed == 1 {
-		// select_task_rq (core.c): the class hook runs only when
-		// p->nr_cpus_allowed > 1; a pinned task goes to its CPU without
-		// touching wakee_flips, recent_used_cpu, has_idle_cores or
-		// avg_scan_cost.
-		c := p.allowed.First()
-		d.Target, d.Chosen, d.Stage = c, c, StagePinned
-		d.ChosenIdle = s.cpus[c].idle()
-		d.Probes = s.probeBuf
-		s.stats.pinnedWakeups++
-		return d
-	}
-
-	s.recordWakee(cur, p)
-	d.WakeWide = s.wakeWide(cur, p, this)
-	wantAffine := !d.WakeWide && p.allowed.Test(this)
-	d.WantAffine = wantAffine
-	newCPU := prev
-	for _, dom := range s.topo.Domains[this] {
-		// Every level has SD_WAKE_AFFINE and none SD_BALANCE_WAKE, so the
-		// walk either finds the lowest domain spanning this and prev, or
-		// stops at once when affine wakeups are not wanted.
-		if !wantAffine {
-			break
-		}
-		if dom.Span.Test(prev) {
-			if this != prev {
-				newCPU = s.wakeAffine(dom, p, this, prev, sync, cur)
-			}
-			break
-		}
-	}
-	d.Target = newCPU
-	chosen, stage := s.selectIdleSibling(p, prev, newCPU, d)
-	if wantAffine {
-		cur.recentUsedCPU = this
-	}
-	if !p.allowed.Test(chosen) {
-		chosen = s.fallbackCPU(p, chosen)
-		stage = StageFallback
-	}
-	d.Chosen, d.Stage = chosen, stage
-	d.ChosenIdle = s.cpus[chosen].idle()
-	d.Probes = s.probeBuf
-	d.Cost = s.scanCost
-	s.stats.recordDecision(d)
-	s.trace.add(d)
-	s.rememberDecision(d)
-	if s.hooks.OnWakeup != nil {
-		s.hooks.OnWakeup(d)
-	}
-	return d
+	return s.selectTaskRqFair(p, this, cur, sync)
 }
 
 // pickNextTask is pick_next_entity after put_prev: the leftmost task, unless
@@ -171,67 +118,8 @@ func (s cfsV52) enqueueTaskWakeup(c *cpu, t *Task) {
 	s.updateMinVruntimeCFS(c)
 }
 
-// rebalanceDomains is v5.2's rebalance_domains for c: each domain level,
-// bottom-up, is balanced when its interval has expired; max_newidle_lb_cost
-// decays by 253/256 once a second and rq->max_idle_balance_cost follows
-// the sum over the levels. payer is the CPU doing the work (c itself, or
-// the kicked ILB for a tickless idle c), at the time it starts. It returns
-// the CPU time the passes took.
 func (s cfsV52) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
-	next := s.now + 60*Second
-	updateNext := false
-	cont := true
-	needDecay := false
-	maxCost := int64(0)
-	cost := int64(0)
-	for i, dom := range c.domains() {
-		ds := &c.doms[i]
-		if s.now > ds.nextDecay {
-			ds.maxNewidleLBCost = ds.maxNewidleLBCost * 253 / 256
-			ds.nextDecay = s.now + Second
-			needDecay = true
-		}
-		maxCost += ds.maxNewidleLBCost
-		if !cont {
-			// Another CPU of the local group balances the levels above;
-			// keep walking only to decay their costs.
-			if needDecay {
-				continue
-			}
-			break
-		}
-		interval := s.balanceIntervalNS(dom, ds, it != cpuIdle)
-		// SD_SERIALIZE (NUMA level): the kernel's global "balancing"
-		// trylock never fails here, passes run one at a time.
-		if s.now >= ds.lastBalance+interval {
-			moved, t := s.loadBalance(c, i, it, &cont, payer, at+cost)
-			cost += t
-			if moved > 0 {
-				// Tasks were pulled: c is no longer idle for the
-				// levels above.
-				it = cpuNotIdle
-				if c.idle() {
-					it = cpuIdle
-				}
-			}
-			ds.lastBalance = s.now
-			interval = s.balanceIntervalNS(dom, ds, it != cpuIdle)
-		}
-		if next > ds.lastBalance+interval {
-			next = ds.lastBalance + interval
-			updateNext = true
-		}
-	}
-	if needDecay {
-		c.maxIdleBalanceCost = max(s.k.Get(knob.SchedMigrationCost), maxCost)
-	}
-	if updateNext {
-		c.nextBalance = next
-		if it == cpuIdle && s.nohzNext > c.nextBalance {
-			s.nohzNext = c.nextBalance
-		}
-	}
-	return cost
+	return s.rebalanceDomainsFair(c, it, payer, at)
 }
 
 // balanceNewidle is idle_balance(): a CPU about to go idle tries to pull

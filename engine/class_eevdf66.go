@@ -31,7 +31,7 @@ func (s eevdfV66) wakeupPreemptNew(c *cpu, p *Task) bool {
 func (s eevdfV66) taskTick(c *cpu) bool { return false }
 
 func (s eevdfV66) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
-	return s.selectTaskRq66(p, this, cur, sync)
+	return s.selectTaskRqFair(p, this, cur, sync)
 }
 func (s eevdfV66) selectTaskRqFork(t *Task, cpu int) int { return s.findIdlestCPU(t, cpu) }
 func (s eevdfV66) taskFork(pc *cpu, t, parent *Task)     { s.forkVruntime66(pc, t, parent) }
@@ -39,7 +39,7 @@ func (s eevdfV66) balanceNewidle(c *cpu, skipLLC bool) int64 {
 	return s.newidleBalance66(c, skipLLC)
 }
 func (s eevdfV66) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
-	return s.rebalanceDomains66(c, it, payer, at)
+	return s.rebalanceDomainsFair(c, it, payer, at)
 }
 
 func (s eevdfV66) enqueueEntity(c *cpu, t *Task)       { s.treeInsert66(c, t) }

@@ -53,6 +53,7 @@ type Sim struct {
 	// its hooks, never an era's code directly.
 	class schedClass
 	rules coreRules // the era's mechanisms that are data (class.go)
+	fair  fairRules // the era's data inside the shared fair mechanisms (wakeup.go)
 	seed  uint64
 	now   int64
 
@@ -152,7 +153,7 @@ func New(cfg Config) (*Sim, error) {
 	if !ok {
 		return nil, fmt.Errorf("engine: era %s has no class (engine.RegisterEra)", s.era)
 	}
-	s.class, s.rules = def.class(s), def.rules
+	s.class, s.rules, s.fair = def.class(s), def.rules, def.fair
 	s.rng = rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	s.computeTunables()
 	for core := range tp.CoreCPUs {

@@ -4,12 +4,162 @@ import (
 	"math"
 
 	"schedplay/engine/knob"
+	"schedplay/engine/machine"
 )
 
 // The wakeup path's shared parts (kernel-reference.md §1.2–1.5): the
 // decision record and its stages, the probes and their costs,
-// select_fallback_rq, record_wakee and wake_wide. v5.2's own steps are in
-// wakeup52.go, v6.6's in wakeup66.go.
+// select_fallback_rq, record_wakee, wake_wide, and select_task_rq_fair and
+// wake_affine, whose differences between the fair classes' eras are the
+// era's fairRules. v5.2's own select_idle_sibling is in wakeup52.go, v6.6's
+// in wakeup66.go.
+
+// domImbalancePct is v5.2's sd_init imbalance_pct, as the topology builds
+// its domains (machine.Domain.ImbalancePct).
+func domImbalancePct(d *machine.Domain) int64 { return d.ImbalancePct }
+
+// selectTaskRqFair is select_task_rq_fair for a wakeup (WF_TTWU) of p issued
+// on CPU this by cur (the waking task, or the interrupted/idle task for a
+// timer): wake_wide, the affine domain walk and wake_affine, then the era's
+// select_idle_sibling. The returned Decision is scratch space reused by the
+// next call.
+func (s *Sim) selectTaskRqFair(p *Task, this int, cur *Task, sync bool) *Decision {
+	d, prev := s.beginDecision(p, this, cur, sync)
+	if p.nrAllowed == 1 {
+		// select_task_rq (core.c): the class hook runs only when
+		// p->nr_cpus_allowed > 1; a pinned task goes to its CPU without
+		// touching wakee_flips, recent_used_cpu, has_idle_cores or
+		// avg_scan_cost.
+		c := p.allowed.First()
+		d.Target, d.Chosen, d.Stage = c, c, StagePinned
+		d.ChosenIdle = s.cpus[c].idle()
+		d.Probes = s.probeBuf
+		s.stats.pinnedWakeups++
+		return d
+	}
+
+	s.recordWakee(cur, p)
+	d.WakeWide = s.wakeWide(cur, p, this)
+	wantAffine := !d.WakeWide && p.allowed.Test(this)
+	d.WantAffine = wantAffine
+	newCPU := prev
+	for _, dom := range s.topo.Domains[this] {
+		// Every level has SD_WAKE_AFFINE and none SD_BALANCE_WAKE, so the
+		// walk either finds the lowest domain spanning this and prev, or
+		// stops at once when affine wakeups are not wanted.
+		if !wantAffine {
+			break
+		}
+		if dom.Span.Test(prev) {
+			if this != prev {
+				newCPU = s.wakeAffine(dom, p, this, prev, sync, cur)
+			}
+			break
+		}
+	}
+	d.Target = newCPU
+	chosen, stage := s.fair.selectIdleSibling(s, p, prev, newCPU, cur, d)
+	if wantAffine && s.fair.wakerRecentUsed {
+		cur.recentUsedCPU = this
+	}
+	if !p.allowed.Test(chosen) {
+		chosen = s.fallbackCPU(p, chosen)
+		stage = StageFallback
+	}
+	d.Chosen, d.Stage = chosen, stage
+	d.ChosenIdle = s.cpus[chosen].idle()
+	d.Probes = s.probeBuf
+	d.Cost = s.scanCost
+	s.stats.recordDecision(d)
+	s.trace.add(d)
+	s.rememberDecision(d)
+	if s.hooks.OnWakeup != nil {
+		s.hooks.OnWakeup(d)
+	}
+	return d
+}
+
+// wakeAffine is wake_affine: wake_affine_idle, then wake_affine_weight;
+// prev unless one of them chose this (an idle prev chosen by
+// wake_affine_idle is prev too).
+func (s *Sim) wakeAffine(dom *machine.Domain, p *Task, this, prev int, sync bool, cur *Task) int {
+	target := -1
+	if s.k.On(knob.WA_IDLE) {
+		target = s.wakeAffineIdle(this, prev, sync)
+	}
+	if s.k.On(knob.WA_WEIGHT) && target < 0 {
+		target = s.wakeAffineWeight(dom, p, this, prev, sync, cur)
+	}
+	if target != this {
+		return prev
+	}
+	return this
+}
+
+// wakeAffineIdle is wake_affine_idle: this when it is idle and shares
+// prev's cache (prev if that is idle too), or on a sync wakeup when the
+// waker is alone there; -1 when it cannot tell.
+func (s *Sim) wakeAffineIdle(this, prev int, sync bool) int {
+	if s.cpus[this].idle() && s.topo.ShareCache(this, prev) {
+		if s.cpus[prev].idle() {
+			return prev
+		}
+		return this
+	}
+	if sync && s.cpus[this].nr == 1 {
+		return this
+	}
+	if s.fair.affineIdlePrev && s.cpus[prev].idle() {
+		return prev
+	}
+	return -1
+}
+
+// cpuLoad is the runqueue load wake_affine_weight compares: cpu_load()
+// (load_avg) or v5.2's runnable_load_avg.
+func (s *Sim) cpuLoad(c *cpu) int64 {
+	if s.fair.affineLoadAvg {
+		return c.loadAvg.at(s.now)
+	}
+	return c.runnableLoad.at(s.now)
+}
+
+// wakeAffineWeight is wake_affine_weight: this when its load with the
+// wakee (less the waker's on a sync wakeup), scaled by the domain's
+// imbalance, is below prev's without it; -1 otherwise.
+func (s *Sim) wakeAffineWeight(dom *machine.Domain, p *Task, this, prev int, sync bool, cur *Task) int {
+	thisEff := s.cpuLoad(s.cpus[this])
+	if sync {
+		curLoad := int64(0)
+		if cur.ID >= 0 {
+			curLoad = cur.load.at(s.now)
+		}
+		if curLoad > thisEff {
+			return this
+		}
+		thisEff -= curLoad
+	}
+	// The wakee's load is as it was when it went to sleep: the kernel does
+	// not decay a sleeping task's signal before this test (task_h_load).
+	tl := p.load.avg
+	thisEff += tl
+	if s.k.On(knob.WA_BIAS) {
+		thisEff *= 100
+	}
+	thisEff *= 1024 // capacity_of(prev)
+	prevEff := s.cpuLoad(s.cpus[prev]) - tl
+	if s.k.On(knob.WA_BIAS) {
+		prevEff *= 100 + (s.fair.imbalancePct(dom)-100)/2
+	}
+	prevEff *= 1024 // capacity_of(this)
+	if sync {
+		prevEff++
+	}
+	if thisEff < prevEff {
+		return this
+	}
+	return -1
+}
 
 // Stage names the step of select_idle_sibling that chose the CPU, with the
 // kernel's function names so a kernel developer recognises them.

@@ -15,71 +15,8 @@ import (
 // versions are in wakeup66.go. The steps both share (wake_wide,
 // record_wakee, the probes' costs) are in wakeup.go.
 
-// wakeAffine chooses between the waker's CPU and prev (v5.x: prev unless a
-// test picks this).
-func (s *Sim) wakeAffine(dom *machine.Domain, p *Task, this, prev int, sync bool, cur *Task) int {
-	target := -1
-	if s.k.On(knob.WA_IDLE) {
-		target = s.wakeAffineIdle(this, prev, sync)
-	}
-	if s.k.On(knob.WA_WEIGHT) && target < 0 {
-		target = s.wakeAffineWeight(dom, p, this, prev, sync, cur)
-	}
-	if target < 0 {
-		return prev
-	}
-	return target
-}
-
-func (s *Sim) wakeAffineIdle(this, prev int, sync bool) int {
-	if s.cpus[this].idle() && s.topo.ShareCache(this, prev) {
-		if s.cpus[prev].idle() {
-			return prev
-		}
-		return this
-	}
-	if sync && s.cpus[this].nr == 1 {
-		return this
-	}
-	return -1
-}
-
-func (s *Sim) wakeAffineWeight(dom *machine.Domain, p *Task, this, prev int, sync bool, cur *Task) int {
-	thisEff := s.cpus[this].runnableLoad.at(s.now)
-	if sync {
-		curLoad := int64(0)
-		if cur.ID >= 0 {
-			curLoad = cur.load.at(s.now)
-		}
-		if curLoad > thisEff {
-			return this
-		}
-		thisEff -= curLoad
-	}
-	// The wakee's load is as it was when it went to sleep: the kernel does
-	// not decay a sleeping task's signal before this test.
-	tl := p.load.avg
-	thisEff += tl
-	if s.k.On(knob.WA_BIAS) {
-		thisEff *= 100
-	}
-	thisEff *= 1024 // capacity_of(prev)
-	prevEff := s.cpus[prev].runnableLoad.at(s.now) - tl
-	if s.k.On(knob.WA_BIAS) {
-		prevEff *= 100 + (dom.ImbalancePct-100)/2
-	}
-	prevEff *= 1024 // capacity_of(this)
-	if sync {
-		prevEff++
-	}
-	if thisEff < prevEff {
-		return this
-	}
-	return -1
-}
-
 // selectIdleSibling is the v5.2 select_idle_sibling.
-func (s *Sim) selectIdleSibling(p *Task, prev, target int, d *Decision) (int, Stage) {
+func (s *Sim) selectIdleSibling(p *Task, prev, target int, _ *Task, d *Decision) (int, Stage) {
 	if s.probe(target) {
 		return target, StageTarget
 	}

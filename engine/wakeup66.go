@@ -11,7 +11,8 @@ import (
 // 6.6.57 stable tag): select_task_rq_fair, wake_affine, select_idle_sibling,
 // select_idle_cpu with select_idle_core folded into its scan, and
 // select_idle_smt as brought back in 2021 (v5.16: the idle siblings of prev
-// when the LLC has no idle core). selectTaskRq dispatches here at its top.
+// when the LLC has no idle core). eevdfV66.selectTaskRq runs them
+// through wakeup.go's selectTaskRqFair.
 //
 // What changed since v5.2, as modelled:
 //   - recent_used_cpu: select_idle_sibling sets p->recent_used_cpu = prev
@@ -35,124 +36,6 @@ import (
 // Not modelled: asymmetric CPU capacity (select_idle_capacity), energy-aware
 // placement, SCHED_IDLE CPUs (sched_idle_cpu), core scheduling cookies,
 // WF_CURRENT_CPU, cluster domains.
-
-// selectTaskRq66 is select_task_rq_fair of v6.6 for a wakeup (WF_TTWU).
-func (s *Sim) selectTaskRq66(p *Task, this int, cur *Task, sync bool) *Decision {
-	d, prev := s.beginDecision(p, this, cur, sync)
-	if p.nrAllowed == 1 {
-		// select_task_rq (core.c): the class hook runs only when
-		// p->nr_cpus_allowed > 1.
-		c := p.allowed.First()
-		d.Target, d.Chosen, d.Stage = c, c, StagePinned
-		d.ChosenIdle = s.cpus[c].idle()
-		d.Probes = s.probeBuf
-		s.stats.pinnedWakeups++
-		return d
-	}
-
-	s.recordWakee(cur, p)
-	d.WakeWide = s.wakeWide(cur, p, this)
-	wantAffine := !d.WakeWide && p.allowed.Test(this)
-	d.WantAffine = wantAffine
-	newCPU := prev
-	for _, dom := range s.topo.Domains[this] {
-		if !wantAffine {
-			break
-		}
-		if dom.Span.Test(prev) {
-			if this != prev {
-				newCPU = s.wakeAffine66(dom, p, this, prev, sync, cur)
-			}
-			break
-		}
-	}
-	d.Target = newCPU
-	chosen, stage := s.selectIdleSibling66(p, prev, newCPU, cur, d)
-	if !p.allowed.Test(chosen) {
-		chosen = s.fallbackCPU(p, chosen)
-		stage = StageFallback
-	}
-	d.Chosen, d.Stage = chosen, stage
-	d.ChosenIdle = s.cpus[chosen].idle()
-	d.Probes = s.probeBuf
-	d.Cost = s.scanCost
-	s.stats.recordDecision(d)
-	s.trace.add(d)
-	s.rememberDecision(d)
-	if s.hooks.OnWakeup != nil {
-		s.hooks.OnWakeup(d)
-	}
-	return d
-}
-
-// wakeAffine66 is wake_affine of v6.6: wake_affine_idle, then
-// wake_affine_weight; prev unless one of them chose this.
-func (s *Sim) wakeAffine66(dom *machine.Domain, p *Task, this, prev int, sync bool, cur *Task) int {
-	target := -1
-	if s.k.On(knob.WA_IDLE) {
-		target = s.wakeAffineIdle66(this, prev, sync)
-	}
-	if s.k.On(knob.WA_WEIGHT) && target < 0 {
-		target = s.wakeAffineWeight66(dom, p, this, prev, sync, cur)
-	}
-	if target != this {
-		return prev
-	}
-	return this
-}
-
-// wakeAffineIdle66 is wake_affine_idle of v6.6: as v5.2, plus "prev is
-// idle: stay there".
-func (s *Sim) wakeAffineIdle66(this, prev int, sync bool) int {
-	if s.cpus[this].idle() && s.topo.ShareCache(this, prev) {
-		if s.cpus[prev].idle() {
-			return prev
-		}
-		return this
-	}
-	if sync && s.cpus[this].nr == 1 {
-		return this
-	}
-	if s.cpus[prev].idle() {
-		return prev
-	}
-	return -1
-}
-
-// wakeAffineWeight66 is wake_affine_weight of v6.6: cpu_load() is the
-// runqueue's load_avg (cfs_rq->avg.load_avg, blocked tasks' decaying load
-// included), task_h_load the task's load_avg.
-func (s *Sim) wakeAffineWeight66(dom *machine.Domain, p *Task, this, prev int, sync bool, cur *Task) int {
-	thisEff := s.cpus[this].loadAvg.at(s.now)
-	if sync {
-		curLoad := int64(0)
-		if cur.ID >= 0 {
-			curLoad = cur.load.at(s.now)
-		}
-		if curLoad > thisEff {
-			return this
-		}
-		thisEff -= curLoad
-	}
-	tl := p.load.avg
-	thisEff += tl
-	if s.k.On(knob.WA_BIAS) {
-		thisEff *= 100
-	}
-	thisEff *= 1024 // capacity_of(prev)
-	prevEff := s.cpus[prev].loadAvg.at(s.now) - tl
-	if s.k.On(knob.WA_BIAS) {
-		prevEff *= 100 + (imbPct66(dom)-100)/2
-	}
-	prevEff *= 1024 // capacity_of(this)
-	if sync {
-		prevEff++
-	}
-	if thisEff < prevEff {
-		return this
-	}
-	return -1
-}
 
 // selectIdleSibling66 is select_idle_sibling of v6.6 (symmetric capacity).
 func (s *Sim) selectIdleSibling66(p *Task, prev, target int, cur *Task, d *Decision) (int, Stage) {
