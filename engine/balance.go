@@ -165,7 +165,8 @@ func (s *Sim) intervalJiffiesNS(ms int64) int64 {
 	return j * s.tickNS
 }
 
-// A balancerKind is a fair class's load balancer generation (fairRules).
+// A balancerKind is a fair class's load balancer generation (fairRules):
+// which load_balance, get_sd_balance_interval and newidle balance run.
 type balancerKind uint8
 
 const (
@@ -189,12 +190,64 @@ func (s *Sim) balanceInterval(dom *machine.Domain, ds *domState, busy bool) int6
 	return s.balanceIntervalNS(dom, ds, busy)
 }
 
-// taskHotFair is the era's task_hot.
-func (s *Sim) taskHotFair(p *Task, env *lbEnv) bool {
+// newidleBalanceFair runs the era's newidle balance: v5.2's idle_balance
+// or v6.6's newidle_balance (their thresholds, cost bookkeeping and stop
+// rules differ).
+func (s *Sim) newidleBalanceFair(c *cpu, skipLLC bool) int64 {
 	if s.fair.balancer == balancer66 {
-		return s.taskHot66(p, env)
+		return s.newidleBalance66(c, skipLLC)
 	}
-	return s.taskHot(p, env)
+	return s.idleBalance52(c, skipLLC)
+}
+
+// idleBalance52 is v5.2's idle_balance(): a CPU about to go idle tries to pull
+// work, level by level, while its average idle time covers the cost so
+// far plus the level's max_newidle_lb_cost. It is skipped when avg_idle is
+// below sysctl_sched_migration_cost or no CPU has a task waiting
+// (root_domain->overload). It returns the CPU time the balancing took;
+// when nothing was pulled the CPU spends that time before it is really
+// idle (balanceUntil), so a wakeup meanwhile waits for the rest.
+// skipLLC leaves out the levels the shared runqueue already covered.
+func (s *Sim) idleBalance52(c *cpu, skipLLC bool) int64 {
+	doms := c.domains()
+	if len(doms) == 0 {
+		return 0
+	}
+	next := s.now + Second // jiffies + HZ
+	if c.avgIdle < s.k.Get(knob.SchedMigrationCost) || !s.overloaded {
+		next = min(next, s.idleNextBalance(c, 0))
+		c.nextBalance = min(c.nextBalance, next)
+		return 0
+	}
+	cost := int64(0)
+	for i, dom := range doms {
+		ds := &c.doms[i]
+		if skipLLC && dom.ShareLLC {
+			continue
+		}
+		if c.avgIdle < cost+ds.maxNewidleLBCost {
+			next = min(next, s.idleNextBalance(c, i))
+			break
+		}
+		cont := true
+		pulled, t := s.loadBalance(c, i, cpuNewlyIdle, &cont, c, s.now+cost)
+		// The kernel times each level with sched_clock; here a pass
+		// costs what it is charged.
+		ds.maxNewidleLBCost = max(ds.maxNewidleLBCost, t)
+		cost += t
+		next = min(next, s.idleNextBalance(c, i))
+		if pulled > 0 || c.nr > 0 {
+			break
+		}
+	}
+	c.maxIdleBalanceCost = max(c.maxIdleBalanceCost, cost)
+	if c.nr > 0 {
+		c.idleStamp = 0
+	} else {
+		c.balanceUntil = max(c.balanceUntil, s.now+cost)
+	}
+	c.nextBalance = min(c.nextBalance, next)
+	return cost
 }
 
 // rebalanceDomainsFair is rebalance_domains for c: each domain level,

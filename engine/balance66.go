@@ -572,24 +572,6 @@ func (s *Sim) findBusiestQueue66(env *lbEnv, g cpumask.Mask) *cpu {
 	return best
 }
 
-// taskHot66 is v6.6 task_hot: never between SMT siblings (they share the
-// caches); the next buddy is hot when the destination has work
-// (CACHE_HOT_BUDDY; v6.6 has no last buddy); otherwise a task that ran
-// within sysctl_sched_migration_cost.
-func (s *Sim) taskHot66(p *Task, env *lbEnv) bool {
-	if env.sd.Level == machine.LevelSMT {
-		return false
-	}
-	if env.dst.nr > 0 && p == env.src.nextBuddy {
-		return true
-	}
-	mc := s.k.Get(knob.SchedMigrationCost)
-	if mc == 0 {
-		return false
-	}
-	return s.now-p.execStart < mc
-}
-
 // detachTasks66 is v6.6 detach_tasks followed by attach_tasks: the walk of
 // v5.2 (cfs_tasks from the tail, loop_max, a breather every 32), but what
 // is moved is counted in the migration type's unit: load (a task whose
@@ -646,7 +628,7 @@ func (s *Sim) detachTasks66(env *lbEnv) int {
 		case migrateTask:
 			env.imbalance--
 		}
-		s.detachQueued66(src, p, env.dst)
+		s.class.detachTask(src, p, env.dst)
 		detached = append(detached, p)
 		s.lb.s66.moved[env.migration]++
 		if env.imbalance <= 0 {
@@ -655,7 +637,7 @@ func (s *Sim) detachTasks66(env *lbEnv) int {
 	}
 	for i := len(detached) - 1; i >= 0; i-- {
 		p := detached[i]
-		s.attachQueued66(env.dst, p, env.dst)
+		s.class.attachTask(env.dst, p, env.dst)
 		if env.idle != cpuNewlyIdle {
 			s.wakeForPulledAt(env.dst, p, env.payer, env.at)
 		}
@@ -789,7 +771,7 @@ redo:
 			if src.pushTo < 0 {
 				// active_load_balance_cpu_stop pushes src's task
 				// here and, having pushed it, resets this level's
-				// nr_balance_failed (pushCurr66).
+				// nr_balance_failed (activePushed).
 				src.pushTo = c.id
 				src.pushLB = true
 				src.needResched = true

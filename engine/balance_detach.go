@@ -131,7 +131,7 @@ func (s *Sim) canMigrateTask(p *Task, env *lbEnv) bool {
 	hot := s.migrateDegradesLocality(p, env)
 	if hot < 0 {
 		hot = 0
-		if s.taskHotFair(p, env) {
+		if s.taskHot(p, env) {
 			hot = 1
 		}
 	}
@@ -142,13 +142,17 @@ func (s *Sim) canMigrateTask(p *Task, env *lbEnv) bool {
 	return false
 }
 
-// taskHot is v5.2's task_hot: a buddy of its runqueue is hot when the
-// destination has work (CACHE_HOT_BUDDY), otherwise a task that ran
-// within sysctl_sched_migration_cost. v5.2 makes no exception for SMT
-// siblings (sharing caches): the SD_SHARE_CPUCAPACITY exemption is from
-// a later kernel, so at SMT level too a hot task waits for
+// taskHot is task_hot: a buddy of its runqueue is hot when the
+// destination has work (CACHE_HOT_BUDDY; era 6.6's EEVDF sets no last
+// buddy), otherwise a task that ran within sysctl_sched_migration_cost.
+// Where the era's rules say SMT siblings share their caches (6.1, 6.6:
+// SD_SHARE_CPUCAPACITY returns 0), no task is hot between them; v5.2 makes
+// no such exception, so at SMT level too a hot task waits for
 // cache_nice_tries (0 there) failed passes.
 func (s *Sim) taskHot(p *Task, env *lbEnv) bool {
+	if s.fair.smtCacheCold && env.sd.Level == machine.LevelSMT {
+		return false
+	}
 	if env.dst.nr > 0 && (p == env.src.nextBuddy || p == env.src.lastBuddy) {
 		return true
 	}

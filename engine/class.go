@@ -155,7 +155,7 @@ type fairRules struct {
 	imbalancePct func(*machine.Domain) int64
 
 	// balancer is the era's load balancer (balance*.go): which
-	// load_balance, get_sd_balance_interval and task_hot it runs. The v5.5
+	// load_balance, get_sd_balance_interval and newidle balance it runs. The v5.5
 	// rework ("sched/fair: Rework load_balance") replaced the group
 	// statistics, imbalance types and active-balance rules, so each era
 	// has its own load_balance body; rebalance_domains and
@@ -167,6 +167,10 @@ type fairRules struct {
 	// level's update_newidle_cost said (v5.16, "sched/fair: Wait before
 	// decaying max_newidle_lb_cost"), not whether any level decayed.
 	decayLastLevel bool
+	// smtCacheCold: task_hot says no task is cache hot between SMT
+	// siblings (SD_SHARE_CPUCAPACITY: they share the caches; absent at
+	// v5.2, present at 6.1).
+	smtCacheCold bool
 	// perCPUKthreadStays: can_migrate_task leaves a per-CPU kthread where
 	// it is before any affinity bookkeeping (v5.12, "sched/fair: Ignore
 	// percpu threads for imbalance pulls").
@@ -195,7 +199,7 @@ var eraDefs = map[knob.Era]eraDef{
 		coreRules{runnableAvg: true, wakeStamp: true, nohz: true, cpuidle: true, smtNiceSlices: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, affineLoadAvg: true, imbalancePct: imbPct66,
-			balancer: balancer66, decayLastLevel: true, perCPUKthreadStays: true,
+			balancer: balancer66, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
 		}},
 }
 

@@ -122,55 +122,7 @@ func (s cfsV52) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int6
 	return s.rebalanceDomainsFair(c, it, payer, at)
 }
 
-// balanceNewidle is idle_balance(): a CPU about to go idle tries to pull
-// work, level by level, while its average idle time covers the cost so
-// far plus the level's max_newidle_lb_cost. It is skipped when avg_idle is
-// below sysctl_sched_migration_cost or no CPU has a task waiting
-// (root_domain->overload). It returns the CPU time the balancing took;
-// when nothing was pulled the CPU spends that time before it is really
-// idle (balanceUntil), so a wakeup meanwhile waits for the rest.
-// skipLLC leaves out the levels the shared runqueue already covered.
-func (s cfsV52) balanceNewidle(c *cpu, skipLLC bool) int64 {
-	doms := c.domains()
-	if len(doms) == 0 {
-		return 0
-	}
-	next := s.now + Second // jiffies + HZ
-	if c.avgIdle < s.k.Get(knob.SchedMigrationCost) || !s.overloaded {
-		next = min(next, s.idleNextBalance(c, 0))
-		c.nextBalance = min(c.nextBalance, next)
-		return 0
-	}
-	cost := int64(0)
-	for i, dom := range doms {
-		ds := &c.doms[i]
-		if skipLLC && dom.ShareLLC {
-			continue
-		}
-		if c.avgIdle < cost+ds.maxNewidleLBCost {
-			next = min(next, s.idleNextBalance(c, i))
-			break
-		}
-		cont := true
-		pulled, t := s.loadBalance(c, i, cpuNewlyIdle, &cont, c, s.now+cost)
-		// The kernel times each level with sched_clock; here a pass
-		// costs what it is charged.
-		ds.maxNewidleLBCost = max(ds.maxNewidleLBCost, t)
-		cost += t
-		next = min(next, s.idleNextBalance(c, i))
-		if pulled > 0 || c.nr > 0 {
-			break
-		}
-	}
-	c.maxIdleBalanceCost = max(c.maxIdleBalanceCost, cost)
-	if c.nr > 0 {
-		c.idleStamp = 0
-	} else {
-		c.balanceUntil = max(c.balanceUntil, s.now+cost)
-	}
-	c.nextBalance = min(c.nextBalance, next)
-	return cost
-}
+func (s cfsV52) balanceNewidle(c *cpu, skipLLC bool) int64 { return s.newidleBalanceFair(c, skipLLC) }
 
 func (s cfsV52) detachTask(c *cpu, t *Task, payer *cpu) { s.detachQueued(c, t, payer) }
 func (s cfsV52) attachTask(c *cpu, t *Task, payer *cpu) { s.attachQueued(c, t, payer) }

@@ -36,7 +36,7 @@ func (s eevdfV66) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decisio
 func (s eevdfV66) selectTaskRqFork(t *Task, cpu int) int { return s.findIdlestCPU(t, cpu) }
 func (s eevdfV66) taskFork(pc *cpu, t, parent *Task)     { s.forkVruntime66(pc, t, parent) }
 func (s eevdfV66) balanceNewidle(c *cpu, skipLLC bool) int64 {
-	return s.newidleBalance66(c, skipLLC)
+	return s.newidleBalanceFair(c, skipLLC)
 }
 func (s eevdfV66) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
 	return s.rebalanceDomainsFair(c, it, payer, at)

@@ -582,6 +582,10 @@ func (s *Sim) pushCurrQueued(c *cpu, t *Task, dst *cpu) {
 	s.accountDequeue(c, t)
 	t.vruntime -= c.minVruntime
 	s.attachQueued(dst, t, c)
+	if c.pushLB {
+		// The v5.5+ balancer asked for this push (balance66.go).
+		s.activePushed(c, dst)
+	}
 	s.wakeForPulled(dst, t)
 }
 
