@@ -19,8 +19,8 @@ import (
 // cases apart (enqueue_task with ENQUEUE_WAKEUP, select_task_rq with
 // WF_FORK, ...).
 //
-// The classes (one file each): cfsV52 (class_cfs52.go: CFS and the 2019
-// wakeup path of v5.2), eevdfV66 (class_eevdf66.go: EEVDF and the v6.6
+// The classes (one file each): cfs (class_cfs.go: CFS, which eras 5.2
+// and 6.1 run with their own wakeup paths and balancers), eevdfV66 (class_eevdf66.go: EEVDF and the v6.6
 // wakeup path and balancer) and o1V267 (class_o1.go: the 2.6.7 O(1)
 // scheduler, which owns the whole runqueue as it did in 2004). The
 // mechanisms they share — PELT, wake_affine, the stages of
@@ -188,13 +188,21 @@ type eraDef struct {
 // eraDefs are the eras the engine can run: the one place that knows which
 // era runs which class.
 var eraDefs = map[knob.Era]eraDef{
-	knob.Era52: {func(s *Sim) schedClass { return cfsV52{s} },
+	knob.Era52: {func(s *Sim) schedClass { return cfs{s} },
 		coreRules{nohz: true, cpuidle: true, smtNiceSlices: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling, wakerRecentUsed: true, imbalancePct: domImbalancePct,
 			balancer: balancer52,
 		}},
 	knob.EraO1: {func(s *Sim) schedClass { return o1V267{s} }, coreRules{}, fairRules{}},
+	// 6.1: CFS with the v6.x wakeup path and the v5.5+ balancer, each
+	// checked against Debian's linux-source-6.1 (6.1.172).
+	knob.Era61: {func(s *Sim) schedClass { return cfs{s} },
+		coreRules{runnableAvg: true, wakeStamp: true, nohz: true, cpuidle: true, smtNiceSlices: true},
+		fairRules{
+			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, affineLoadAvg: true, imbalancePct: imbPct66,
+			balancer: balancer66, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
+		}},
 	knob.Era66: {func(s *Sim) schedClass { return eevdfV66{s} },
 		coreRules{runnableAvg: true, wakeStamp: true, nohz: true, cpuidle: true, smtNiceSlices: true},
 		fairRules{

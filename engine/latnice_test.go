@@ -72,7 +72,7 @@ func TestLatencyNiceTickPreemption(t *testing.T) {
 		left := &Task{weight: 1024, vruntime: 100 * Millisecond, LatencyNice: leftLN}
 		c.curr, c.tree, c.nr, c.loadWeight = curr, []*Task{left}, nr, int64(nr)*1024
 		defer func() { c.curr, c.tree, c.nr, c.loadWeight = nil, nil, 0, 0 }()
-		return cfsV52{s}.checkPreemptTick(c)
+		return cfs{s}.checkPreemptTick(c)
 	}
 	// Two tasks: a 6 ms ideal slice. v5.2 keeps a curr 5 ms ahead...
 	if tick(0, 0, 2, 2*Millisecond, 5*Millisecond) {

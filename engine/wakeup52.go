@@ -11,7 +11,7 @@ import (
 // The v5.2 wakeup path's own steps (kernel/sched/fair.c at v5.2.1): wake_affine
 // with its idle and weight tests, select_idle_sibling, select_idle_core,
 // select_idle_cpu under SIS_PROP with the 2019 patches' knobs, and
-// select_idle_smt. cfsV52.selectTaskRq (class_cfs52.go) runs them; 6.6's
+// select_idle_smt. cfs.selectTaskRq (class_cfs.go) runs them in era 5.2; 6.6's
 // versions are in wakeup66.go. The steps both share (wake_wide,
 // record_wakee, the probes' costs) are in wakeup.go.
 

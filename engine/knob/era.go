@@ -20,11 +20,14 @@ const (
 	EraO1
 	// Era66 is v6.6: EEVDF, SIS_UTIL, the v5.5 load balancer.
 	Era66
+	// Era61 is 6.1 (the Debian 12 kernel): CFS with the v6.x wakeup path
+	// (SIS_UTIL) and the v5.5 load balancer.
+	Era61
 	builtinEras
 )
 
 // eraNames are the era knob's values, in Era order (RegisterEra appends).
-var eraNames = []string{"5.2", "2.6-o1", "6.6"}
+var eraNames = []string{"5.2", "2.6-o1", "6.6", "6.1"}
 
 // numEras is the number of eras, the built-in ones and the registered.
 var numEras = builtinEras
@@ -81,7 +84,7 @@ func Eras() []Era {
 	return out
 }
 
-// ParseEra reads an era name ("5.2", "2.6-o1", "6.6").
+// ParseEra reads an era name ("5.2", "2.6-o1", "6.6", "6.1").
 func ParseEra(s string) (Era, error) {
 	x, err := table[EraKnob].Parse(s)
 	if err != nil {
@@ -108,6 +111,7 @@ var eraRules = []map[ID]eraRule{
 	Era52: {},
 	EraO1: {},
 	Era66: {},
+	Era61: {},
 }
 
 // absent marks ids as not existing in era e for the given reason. Inside
@@ -245,10 +249,23 @@ func init() {
 	eraDefault(Era66, SIS_PROP, 0)
 	eraDefault(Era66, SIS_UTIL, 1)
 
+	// 6.1 (kernel/sched/features.h of Debian's 6.1.172): CFS's features
+	// and sysctls, with the v6.x select_idle_sibling (SIS_UTIL on, SIS_PROP
+	// off since v6.0; SIS_AVG_CPU removed in v5.12).
+	absent(Era61, "removed in v5.12", SIS_AVG_CPU)
+	absent(Era61, "SMT nice belongs to the 2.6 O(1) scheduler (2004 patch)", SMT_NICE, PerCPUGain)
+	absent(Era61, o1Only, O1MinTimesliceMS, O1MaxTimesliceMS, O1StarvationLimitMS)
+	absent(Era61, "a 2019 select_idle_cpu proposal on v5.2; 6.1's select_idle_cpu has none of it", SIS_BOUND, SIS_ROTATE, SIS_TARGET_CORE)
+	absent(Era61, "a latency-nice proposal for CFS (2019-2023), not merged", LN_SEARCH, LN_PREEMPT, LN_SKIP_CORE)
+	eraDefault(Era61, SIS_PROP, 0)
+	eraDefault(Era61, SIS_UTIL, 1)
+
 	// The EEVDF features and base slice exist only from v6.6.
 	const eevdf = "an EEVDF feature, new in v6.6"
 	absent(Era52, eevdf, PLACE_LAG, PLACE_DEADLINE_INITIAL, RUN_TO_PARITY, SchedBaseSlice)
 	absent(Era52, "modelled for the v6.6 class only (v5.2's NEXT_BUDDY, also off by default, is not modelled)", NEXT_BUDDY)
+	absent(Era61, eevdf, PLACE_LAG, PLACE_DEADLINE_INITIAL, RUN_TO_PARITY, SchedBaseSlice)
+	absent(Era61, "modelled for the v6.6 class only (CFS's NEXT_BUDDY, also off by default, is not modelled)", NEXT_BUDDY)
 	absent(EraO1, eevdf, PLACE_LAG, PLACE_DEADLINE_INITIAL, RUN_TO_PARITY, SchedBaseSlice, NEXT_BUDDY)
 
 	// 2.6 O(1): none of CFS's features, the 2019 select_idle_sibling

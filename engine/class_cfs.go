@@ -2,21 +2,25 @@ package engine
 
 import "schedplay/engine/knob"
 
-// cfsV52 is the fair class of v5.2 (kernel/sched/fair.c at v5.2.1,
-// fc4ec72d): CFS with the 2019 wakeup path (select_idle_sibling with
-// SIS_PROP, and the seed patches' knobs) and the v5.2 load balancer.
-type cfsV52 struct{ *Sim }
+// cfs is CFS, the fair class from v2.6.23 to 6.5: the vruntime tree with
+// its buddies, sleeper credit and start debit, check_preempt_tick and
+// wakeup granularity, as read at v5.2.1 (kernel/sched/fair.c, fc4ec72d)
+// and checked against 6.1 (Debian's linux-source-6.1). Era 5.2 runs it
+// with the 2019 wakeup path (select_idle_sibling with SIS_PROP, and the
+// seed patches' knobs) and the v5.2 load balancer; era 6.1 with the v6.x
+// wakeup path and the v5.5+ balancer (the era's fairRules, class.go).
+type cfs struct{ *Sim }
 
 // selectTaskRq is v5.2's select_task_rq_fair for a wakeup (wakeup.go's
 // selectTaskRqFair with v5.2's select_idle_sibling and fair rules).
-func (s cfsV52) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
+func (s cfs) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
 	return s.selectTaskRqFair(p, this, cur, sync)
 }
 
 // pickNextTask is pick_next_entity after put_prev: the leftmost task, unless
 // the last buddy (the task a wakeup preempted) or next buddy (the wakee
 // that preempted) is within a wakeup granularity of it.
-func (s cfsV52) pickNextTask(c *cpu) *Task {
+func (s cfs) pickNextTask(c *cpu) *Task {
 	if len(c.tree) == 0 {
 		return nil
 	}
@@ -37,7 +41,7 @@ func (s cfsV52) pickNextTask(c *cpu) *Task {
 
 // wakeupPreempt is v5.2's check_preempt_wakeup for a task p just enqueued on
 // busy CPU c. It reports whether curr must be rescheduled.
-func (s cfsV52) wakeupPreempt(c *cpu, p *Task) bool {
+func (s cfs) wakeupPreempt(c *cpu, p *Task) bool {
 	curr := c.curr
 	if curr == nil {
 		return true
@@ -63,7 +67,7 @@ func (s cfsV52) wakeupPreempt(c *cpu, p *Task) bool {
 }
 
 // checkPreemptTick is check_preempt_tick.
-func (s cfsV52) checkPreemptTick(c *cpu) bool {
+func (s cfs) checkPreemptTick(c *cpu) bool {
 	curr := c.curr
 	ideal := s.schedSlice(c, curr, true)
 	ran := curr.sumExec - curr.prevSumExec
@@ -91,7 +95,7 @@ func (s cfsV52) checkPreemptTick(c *cpu) bool {
 // enqueue_entity without ENQUEUE_WAKEUP): t.vruntime arrives normalised by
 // taskFork and is made absolute on c after update_curr, as the kernel
 // renormalises every non-wakeup enqueue.
-func (s cfsV52) enqueueTaskNew(c *cpu, t *Task) {
+func (s cfs) enqueueTaskNew(c *cpu, t *Task) {
 	s.updateCurr(c)
 	t.vruntime += c.minVruntime
 	t.state = TaskRunnable
@@ -105,7 +109,7 @@ func (s cfsV52) enqueueTaskNew(c *cpu, t *Task) {
 
 // enqueueTaskWakeup puts a woken task on c, renormalising its vruntime if it
 // changed runqueue and giving it sleeper credit.
-func (s cfsV52) enqueueTaskWakeup(c *cpu, t *Task) {
+func (s cfs) enqueueTaskWakeup(c *cpu, t *Task) {
 	if t.cpu >= 0 && t.cpu != c.id {
 		t.vruntime = t.vruntime - s.cpus[t.cpu].minVruntime + c.minVruntime
 	}
@@ -118,32 +122,32 @@ func (s cfsV52) enqueueTaskWakeup(c *cpu, t *Task) {
 	s.updateMinVruntimeCFS(c)
 }
 
-func (s cfsV52) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
+func (s cfs) rebalanceDomains(c *cpu, it idleType, payer *cpu, at int64) int64 {
 	return s.rebalanceDomainsFair(c, it, payer, at)
 }
 
-func (s cfsV52) balanceNewidle(c *cpu, skipLLC bool) int64 { return s.newidleBalanceFair(c, skipLLC) }
+func (s cfs) balanceNewidle(c *cpu, skipLLC bool) int64 { return s.newidleBalanceFair(c, skipLLC) }
 
-func (s cfsV52) detachTask(c *cpu, t *Task, payer *cpu) { s.detachQueued(c, t, payer) }
-func (s cfsV52) attachTask(c *cpu, t *Task, payer *cpu) { s.attachQueued(c, t, payer) }
-func (s cfsV52) pushCurr(c *cpu, t *Task, dst *cpu)     { s.pushCurrQueued(c, t, dst) }
-func (s cfsV52) selectTaskRqFork(t *Task, cpu int) int  { return s.findIdlestCPU(t, cpu) }
-func (s cfsV52) taskFork(pc *cpu, t, parent *Task)      { s.forkVruntime(pc, t, parent) }
-func (s cfsV52) wakeupPreemptNew(c *cpu, p *Task) bool  { return s.wakeupPreempt(c, p) }
+func (s cfs) detachTask(c *cpu, t *Task, payer *cpu) { s.detachQueued(c, t, payer) }
+func (s cfs) attachTask(c *cpu, t *Task, payer *cpu) { s.attachQueued(c, t, payer) }
+func (s cfs) pushCurr(c *cpu, t *Task, dst *cpu)     { s.pushCurrQueued(c, t, dst) }
+func (s cfs) selectTaskRqFork(t *Task, cpu int) int  { return s.findIdlestCPU(t, cpu) }
+func (s cfs) taskFork(pc *cpu, t, parent *Task)      { s.forkVruntime(pc, t, parent) }
+func (s cfs) wakeupPreemptNew(c *cpu, p *Task) bool  { return s.wakeupPreempt(c, p) }
 
 // taskTick is task_tick_fair's check_preempt_tick, when curr has company.
-func (s cfsV52) taskTick(c *cpu) bool {
+func (s cfs) taskTick(c *cpu) bool {
 	return c.nr > 1 && c.curr.state == TaskRunning && !c.needResched && s.checkPreemptTick(c)
 }
 
-func (s cfsV52) enqueueEntity(c *cpu, t *Task)       { s.treeInsert(c, t) }
-func (s cfsV52) dequeueEntity(c *cpu, t *Task)       { s.treeRemove(c, t) }
-func (s cfsV52) updateMinVruntime(c *cpu)            { s.updateMinVruntimeCFS(c) }
-func (s cfsV52) updateDeadline(c *cpu, t *Task)      {} // CFS has no deadline
-func (s cfsV52) updateEntityLag(c *cpu, t *Task)     {} // nor lag
-func (s cfsV52) deactivateTask(t *Task, _ TaskState) {}
-func (s cfsV52) putPrevTask(prev *Task)              {}
-func (s cfsV52) setNextTask(t *Task)                 {}
-func (s cfsV52) taskTickIdle(c *cpu)                 {}
-func (s cfsV52) initRQ(c *cpu)                       {}
-func (s cfsV52) checkRQ(c *cpu) error                { return s.checkTreeOrder(c) }
+func (s cfs) enqueueEntity(c *cpu, t *Task)       { s.treeInsert(c, t) }
+func (s cfs) dequeueEntity(c *cpu, t *Task)       { s.treeRemove(c, t) }
+func (s cfs) updateMinVruntime(c *cpu)            { s.updateMinVruntimeCFS(c) }
+func (s cfs) updateDeadline(c *cpu, t *Task)      {} // CFS has no deadline
+func (s cfs) updateEntityLag(c *cpu, t *Task)     {} // nor lag
+func (s cfs) deactivateTask(t *Task, _ TaskState) {}
+func (s cfs) putPrevTask(prev *Task)              {}
+func (s cfs) setNextTask(t *Task)                 {}
+func (s cfs) taskTickIdle(c *cpu)                 {}
+func (s cfs) initRQ(c *cpu)                       {}
+func (s cfs) checkRQ(c *cpu) error                { return s.checkTreeOrder(c) }
