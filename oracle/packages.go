@@ -35,10 +35,10 @@ type Kernel struct {
 var Kernels = []Kernel{
 	{
 		Name: "6.1", Package: "linux-image-6.1.0-57-amd64-unsigned", Pattern: `^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$`,
-		// 6.1's fair.c is CFS with the v6.x select_idle_sibling:
-		// SIS_UTIL on, SIS_PROP off (features.h of v6.1).
-		Era: "5.2", Knobs: []string{"SIS_UTIL=true", "SIS_PROP=false"},
-		Note: "no v6.1 era: the simulation runs v5.2's CFS with 6.1's SIS_UTIL/SIS_PROP features (6.1's newidle balance, util_est and wake list rules are not modelled)",
+		// 6.1's fair.c is CFS with the v6.x select_idle_sibling and the
+		// v5.5+ load balancer: era 6.1 (engine/class.go).
+		Era:  "6.1",
+		Note: "era 6.1: CFS with the v6.x wakeup path (SIS_UTIL) and the v5.5+ balancer; fork placement is v5.2's find_idlest_cpu (6.1's NUMA rule in find_idlest_group is not modelled)",
 		// Measured 2026-12-01: under single-threaded TCG with -icount
 		// (shift=0, sleep=off or on; -cpu max with or without x2apic or
 		// monitor) 6.1.192 stops at "smp: Bringing up secondary CPUs";

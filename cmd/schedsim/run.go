@@ -62,7 +62,7 @@ func (f *runFlags) addCommon(fs *flag.FlagSet) {
 	fs.StringVar(&f.machineFile, "machine-file", "", "JSON `FILE` describing your own machine, in the preset schema (see presets/machines/)")
 	fs.Var(&f.workloads, "workload", "workload `SPEC`, kind:key=value,... (repeatable; list kinds and keys with: schedsim workloads)")
 	fs.Var(&f.sets, "set", "knob setting `KNOB=VALUE` (repeatable; list knobs with: schedsim knobs)")
-	fs.Func("era", "kernel `ERA` simulated: 5.2 (default), 2.6-o1 or 6.6; the same as --set era=ERA", func(s string) error {
+	fs.Func("era", "kernel `ERA` simulated: 5.2 (default), 2.6-o1, 6.6 or 6.1; the same as --set era=ERA", func(s string) error {
 		if _, err := knob.ParseEra(s); err != nil {
 			return err
 		}

@@ -30,7 +30,7 @@ func cmdPresets(args []string, w io.Writer) error {
 func knobsFlagSet(format, era *string) *flag.FlagSet {
 	fs := newFlagSet("knobs")
 	fs.StringVar(format, "format", "text", "output `FORMAT`: text (fits 100 columns), json (for tools), or markdown (the README's knob table)")
-	fs.StringVar(era, "era", "", "list only the knobs kernel `ERA` has (5.2, 2.6-o1, 6.6), with that era's defaults")
+	fs.StringVar(era, "era", "", "list only the knobs kernel `ERA` has (5.2, 2.6-o1, 6.6, 6.1), with that era's defaults")
 	return fs
 }
 
