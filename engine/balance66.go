@@ -304,7 +304,7 @@ func (s *Sim) updateSGStats66(env *lbEnv, g cpumask.Mask, sgs *sgStats66, local 
 	sgs.cores = s.groupCores(g)
 	// smt_balance: an idle destination should relieve an SMT core that
 	// runs more than one task.
-	smtBalance := !local && env.idle != cpuNotIdle && sgs.smt && sgs.sumHNrRunning > 1
+	smtBalance := s.fair.smtBalance && !local && env.idle != cpuNotIdle && sgs.smt && sgs.sumHNrRunning > 1
 	sgs.gtype = s.groupClassify66(env.sd, sgs, smtBalance)
 	if sgs.gtype == groupOverloaded66 {
 		sgs.avgLoad = sgs.groupLoad * 1024 / sgs.groupCapacity
@@ -315,7 +315,7 @@ func (s *Sim) updateSGStats66(env *lbEnv, g cpumask.Mask, sgs *sgStats66, local 
 // pickBusiest66 is v6.6 update_sd_pick_busiest (without its asymmetric
 // capacity and asym-packing cases, and smt_vs_nonsmt_groups, which is
 // never true when every group of a level has the same flags).
-func pickBusiest66(sds *sdStats66, sgs *sgStats66) bool {
+func (s *Sim) pickBusiest66(sds *sdStats66, sgs *sgStats66) bool {
 	b := &sds.busiest
 	if sgs.sumHNrRunning == 0 {
 		return false // nothing to pull
@@ -336,7 +336,11 @@ func pickBusiest66(sds *sdStats66, sgs *sgStats66) bool {
 		fallthrough
 	case groupFullyBusy:
 		// avg_load is not computed for these (0): the last group
-		// wins, except that an SMT busiest is kept.
+		// wins, except that an SMT busiest is kept; before the SMT
+		// rules (6.1), the first group is kept.
+		if !s.fair.smtBalance {
+			return sgs.avgLoad > b.avgLoad
+		}
 		if sgs.avgLoad < b.avgLoad {
 			return false
 		}
@@ -373,7 +377,7 @@ func (s *Sim) updateSDStats66(env *lbEnv, sds *sdStats66) {
 		if s.updateSGStats66(env, g, sgs, k == 0) {
 			overload = true
 		}
-		if k > 0 && pickBusiest66(sds, sgs) {
+		if k > 0 && s.pickBusiest66(sds, sgs) {
 			sds.busiest = *sgs
 			sds.haveBusiest = true
 		}
@@ -419,6 +423,17 @@ func siblingImbalance(env *lbEnv, sds *sdStats66) int64 {
 	return imb
 }
 
+// siblingImbalanceOrNr is the task imbalance calculate_imbalance and
+// find_busiest_group's prefer-sibling test use: sibling_imbalance with the
+// SMT rules (v6.6), or before them (6.1) busiest's tasks less local's,
+// with no per-core normalisation.
+func (s *Sim) siblingImbalanceOrNr(env *lbEnv, sds *sdStats66) int64 {
+	if s.fair.smtBalance {
+		return siblingImbalance(env, sds)
+	}
+	return max(0, int64(sds.busiest.sumNrRunning-sds.local.sumNrRunning))
+}
+
 // calculateImbalance66 is v6.6 calculate_imbalance: it sets the migration
 // type and the imbalance in its unit.
 func (s *Sim) calculateImbalance66(env *lbEnv, sds *sdStats66) {
@@ -443,7 +458,7 @@ func (s *Sim) calculateImbalance66(env *lbEnv, sds *sdStats66) {
 		}
 		env.migration = migrateTask
 		if busiest.groupWeight == 1 || sds.preferSibling {
-			env.imbalance = siblingImbalance(env, sds)
+			env.imbalance = s.siblingImbalanceOrNr(env, sds)
 		} else {
 			// Even out the idle CPUs.
 			env.imbalance = max(0, int64(local.idleCPUs-busiest.idleCPUs))
@@ -504,7 +519,7 @@ func (s *Sim) findBusiestGroup66(env *lbEnv, sds *sdStats66) bool {
 				return false
 			}
 		}
-		force := sds.preferSibling && local.gtype == groupHasSpare && siblingImbalance(env, sds) > 1
+		force := sds.preferSibling && local.gtype == groupHasSpare && s.siblingImbalanceOrNr(env, sds) > 1
 		if !force && busiest.gtype != groupOverloaded66 {
 			if env.idle == cpuNotIdle {
 				return false // let an idle CPU pull
@@ -560,7 +575,11 @@ func (s *Sim) findBusiestQueue66(env *lbEnv, g cpumask.Mask) *cpu {
 			if nr <= 1 {
 				continue // its one task cannot be detached
 			}
-			if u := s.cpuUtilBoost66(o); bestUtil < u {
+			u := s.cpuUtil66(o)
+			if s.fair.smtBalance {
+				u = s.cpuUtilBoost66(o) // cpu_util_cfs_boost
+			}
+			if bestUtil < u {
 				best, bestUtil = o, u
 			}
 		case migrateTask:
@@ -620,6 +639,10 @@ func (s *Sim) detachTasks66(env *lbEnv) int {
 			env.imbalance -= load
 		case migrateUtil:
 			u := p.util.at(s.now) // task_util_est
+			if s.fair.utilShrBound {
+				// 6.1.y stable: relaxed after failed passes, as load is.
+				u >>= min(env.ds.nrBalanceFailed, 63)
+			}
 			if u > env.imbalance {
 				s.cfsListAdd(p)
 				continue
@@ -652,7 +675,8 @@ func (s *Sim) detachTasks66(env *lbEnv) int {
 // shouldWeBalance66 is v6.6 should_we_balance: a newly idle CPU balances
 // unless work has arrived; otherwise the first idle CPU of the local group
 // on an idle core (any idle CPU at the SMT level), else the first idle CPU
-// with busy siblings, else the group's first CPU.
+// with busy siblings, else the group's first CPU. Without the SMT rules
+// (6.1's should_we_balance) the first idle CPU balances.
 func (s *Sim) shouldWeBalance66(env *lbEnv) bool {
 	if !env.cpus.Test(env.dst.id) {
 		return false
@@ -666,7 +690,9 @@ func (s *Sim) shouldWeBalance66(env *lbEnv) bool {
 		if !env.cpus.Test(id) || !s.cpus[id].idle() {
 			continue
 		}
-		if env.sd.Level != machine.LevelSMT && !s.coreIdle66(id) {
+		// (6.1, before the SMT rules: the first idle CPU, whatever
+		// its siblings do.)
+		if s.fair.smtBalance && env.sd.Level != machine.LevelSMT && !s.coreIdle66(id) {
 			if idleSMT < 0 {
 				idleSMT = id
 			}

@@ -163,6 +163,18 @@ type fairRules struct {
 	// function values: called through a function value, the balancer's
 	// stack-allocated lbEnv would escape to the heap.)
 	balancer balancerKind
+	// smtBalance: the v5.5+ balancer's SMT rules of v6.5/v6.6 ("sched/fair:
+	// Determine active load balance for SMT sched groups", "sched/fair:
+	// Implement prefer sibling imbalance calculation between asymmetric
+	// groups", "sched/fair: Rework should_we_balance"): group_smt_balance,
+	// sibling_imbalance per core, should_we_balance preferring an idle
+	// core, the SMT ties of update_sd_pick_busiest, and
+	// cpu_util_cfs_boost in find_busiest_queue. 6.1 has none of them.
+	smtBalance bool
+	// utilShrBound: detach_tasks compares a task's utilisation, like its
+	// load, shifted right by the failed passes (shr_bound), in Debian's
+	// 6.1 (6.1.172 text); v6.6 compares it whole.
+	utilShrBound bool
 	// decayLastLevel: rebalance_domains' need_decay is what the last
 	// level's update_newidle_cost said (v5.16, "sched/fair: Wait before
 	// decaying max_newidle_lb_cost"), not whether any level decayed.
@@ -201,13 +213,13 @@ var eraDefs = map[knob.Era]eraDef{
 		coreRules{runnableAvg: true, wakeStamp: true, nohz: true, cpuidle: true, smtNiceSlices: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, affineLoadAvg: true, imbalancePct: imbPct66,
-			balancer: balancer66, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
+			balancer: balancer66, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
 		}},
 	knob.Era66: {func(s *Sim) schedClass { return eevdfV66{s} },
 		coreRules{runnableAvg: true, wakeStamp: true, nohz: true, cpuidle: true, smtNiceSlices: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, affineLoadAvg: true, imbalancePct: imbPct66,
-			balancer: balancer66, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
+			balancer: balancer66, smtBalance: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
 		}},
 }
 

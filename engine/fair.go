@@ -128,10 +128,15 @@ func (s *Sim) schedSlice(c *cpu, t *Task, onRq bool) int64 {
 		nr++
 		load += t.weight
 	}
-	if load == 0 {
-		return s.schedPeriod(nr)
+	slice := s.schedPeriod(nr)
+	if load != 0 {
+		slice = slice * t.weight / load
 	}
-	return s.schedPeriod(nr) * t.weight / load
+	if s.k.On(knob.BASE_SLICE) {
+		// BASE_SLICE (6.1): no slice below the minimum granularity.
+		slice = max(slice, s.minGranNS)
+	}
+	return slice
 }
 
 // place is place_entity: new tasks start a vslice late (START_DEBIT),

@@ -48,7 +48,7 @@ func kernelFlagSet(f *kernelFlags) *flag.FlagSet {
 	fs.StringVar(&f.out, "out", "", "write the output to `FILE` (whole or not at all)")
 	fs.BoolVar(&f.force, "force", false, "replace an existing --out file")
 	fs.StringVar(&f.keep, "keep", "", "keep the guest's initramfs, console, report and both traces in `DIR`")
-	fs.BoolVar(&f.table, "table", false, "run the README's table (both kernels × 4 shapes × schbench, hackbench, pipe) and print it in Markdown (make kernel-table; about an hour here)")
+	fs.BoolVar(&f.table, "table", false, "run the README's table (both kernels, or --kernel's, × 4 shapes × schbench, hackbench, pipe) and print it in Markdown (make kernel-table; about an hour here)")
 	fs.BoolVar(&f.fetchOnly, "fetch-only", false, "only download the kernel (every kernel without --kernel) into the cache, and exit (make kernel-deps)")
 	return fs
 }
@@ -64,7 +64,15 @@ func cmdKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fetchKernels(f.kernel, stdout)
 	}
 	if f.table {
-		return kernelTable(ctx, stdout, stderr)
+		ks := oracle.Kernels
+		if f.kernel != "" {
+			k, err := oracle.KernelByName(f.kernel)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			ks = []oracle.Kernel{*k}
+		}
+		return kernelTable(ctx, ks, stdout, stderr)
 	}
 	if f.kernel == "" {
 		return usagef("kernel: --kernel is required (%s)", kernelNames())
@@ -222,10 +230,10 @@ var tableShapes = []struct {
 
 var tableWorkloads = []string{"schbench:m=2,t=4", "hackbench:g=2,f=4,l=200", "pipe:l=20000"}
 
-// kernelTable runs every kernel on every shape and workload for 1 s and
+// kernelTable runs each of ks on every shape and workload for 1 s and
 // prints one Markdown row each: the judged measures within tolerance and
 // the ones beyond it, real → sim.
-func kernelTable(ctx context.Context, stdout, stderr io.Writer) error {
+func kernelTable(ctx context.Context, ks []oracle.Kernel, stdout, stderr io.Writer) error {
 	if missing := oracle.Requirements(); len(missing) > 0 {
 		return usagef("kernel: this machine lacks %s (make kernel-deps)", strings.Join(missing, ", "))
 	}
@@ -235,8 +243,8 @@ func kernelTable(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, "| kernel | machine (guest shape) | workload | within tolerance | beyond tolerance (real → sim) |")
 	fmt.Fprintln(stdout, "|---|---|---|---|---|")
-	for i := range oracle.Kernels {
-		k := &oracle.Kernels[i]
+	for i := range ks {
+		k := &ks[i]
 		for _, sh := range tableShapes {
 			spec, err := presets.Machine(sh.preset)
 			if err != nil {

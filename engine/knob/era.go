@@ -257,6 +257,10 @@ func init() {
 	absent(Era61, o1Only, O1MinTimesliceMS, O1MaxTimesliceMS, O1StarvationLimitMS)
 	absent(Era61, "a 2019 select_idle_cpu proposal on v5.2; 6.1's select_idle_cpu has none of it", SIS_BOUND, SIS_ROTATE, SIS_TARGET_CORE)
 	absent(Era61, "a latency-nice proposal for CFS (2019-2023), not merged", LN_SEARCH, LN_PREEMPT, LN_SKIP_CORE)
+	const baseSlice = "sched_slice's floor (BASE_SLICE) came in v6.0 and went with EEVDF in v6.6"
+	absent(Era52, baseSlice, BASE_SLICE)
+	absent(Era66, baseSlice, BASE_SLICE)
+	absent(EraO1, baseSlice, BASE_SLICE)
 	eraDefault(Era61, SIS_PROP, 0)
 	eraDefault(Era61, SIS_UTIL, 1)
 

@@ -78,6 +78,9 @@ const (
 	L3HitNS
 	// EraKnob selects the whole kernel simulated (era.go).
 	EraKnob
+	// BASE_SLICE is 6.1's floor on sched_slice (after the era knob so
+	// that the IDs before it keep their values).
+	BASE_SLICE
 
 	numKnobs
 )
@@ -243,6 +246,8 @@ var table = [numKnobs]Def{
 		Doc: "a timed sleep ends up to this much late (uniform), the default SCHED_OTHER hrtimer slack"},
 	EraKnob: {Name: "era", Kind: Enum, Group: Model, Default: int64(Era52), Max: int64(numEras) - 1, Values: eraNames,
 		Doc: "the kernel simulated as a whole — its pick/preempt/placement class, wakeup path, load balancer and features.h defaults: 5.2 (CFS, 2019), 2.6-o1 (the O(1) scheduler of 2004), 6.6 (EEVDF), 6.1 (CFS with the v6.x wakeup path and balancer, Debian 12); knobs an era did not have are refused"},
+	BASE_SLICE: {Name: "BASE_SLICE", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "sched_slice is at least sched_min_granularity_ns (\"sched/fair: Limit sched slice duration\", v6.0) — kernel, era 6.1 only (replaced by EEVDF's slices in v6.6)"},
 }
 
 func init() {
