@@ -148,14 +148,28 @@ func (s *Sim) balanceIntervalNS66(ds *domState, busy bool) int64 {
 
 // imbNumaNr is sd->imb_numa_nr (v6.6 build_sched_domains) for level di of
 // c: at the first level above the LLC, the number of LLCs it spans (or an
-// eighth of its CPUs when it spans one LLC), scaled at the levels above by
-// how many times wider they are than the first NUMA level.
+// eighth of its CPUs when it spans one LLC, as the package level does
+// when the LLC is the whole socket), scaled at the levels above by how
+// many times wider they are than the first NUMA level.
 func (s *Sim) imbNumaNr(c *cpu, di int) int {
 	doms := c.domains()
 	imb, imbSpan := 0, 1
 	for i := 0; i <= di; i++ {
 		sd := doms[i]
 		w := sd.Span.Weight()
+		if !sd.ShareLLC && i > 0 && doms[i-1].ShareLLC && sd.Level == machine.LevelNUMA {
+			// The package level (x86's DIE) spanned just the LLC:
+			// build_sched_domains set its imb_numa_nr (one LLC: an
+			// eighth of its CPUs) before dropping it as degenerate, and
+			// this first NUMA level, as wide as imb_span, inherits it
+			// times 1 (kernel/sched/topology.c, 6.1 and 6.12).
+			imb = max(1, doms[i-1].Span.Weight()>>3)
+			if i == di {
+				return imb
+			}
+			imbSpan = w
+			continue
+		}
 		if !sd.ShareLLC && i > 0 && doms[i-1].ShareLLC {
 			nrLLCs := w / doms[i-1].Span.Weight()
 			if nrLLCs == 1 {

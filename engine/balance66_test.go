@@ -236,6 +236,15 @@ func TestLB66NumaImbalance(t *testing.T) {
 			t.Errorf("%s: %d, want %d", c.situation, got, c.want)
 		}
 	}
+	// One LLC per socket (Intel-like): the package level spanned just
+	// the LLC when build_sched_domains set imb_numa_nr, so the NUMA level
+	// has an eighth of the LLC's CPUs (8 → 1, 16 → 2), not its 2 LLCs.
+	for _, c := range []struct{ cores, threads, want int }{{4, 2, 1}, {8, 2, 2}} {
+		s = newSim(t, smallSpec(2, c.cores, c.threads, c.cores, "interleaved"), 1, "era", "6.6")
+		if got := s.imbNumaNr(s.cpus[0], level(t, s, 0, machine.LevelNUMA)); got != c.want {
+			t.Fatalf("%d-CPU LLC per socket: imb_numa_nr %d, want %d", c.cores*c.threads, got, c.want)
+		}
+	}
 	// Zen-like: 2 sockets of 4 LLCs: 4 at the package level, and the
 	// same at the NUMA level (as wide as the first NUMA level).
 	s = newSim(t, smallSpec(2, 8, 1, 2, "interleaved"), 1, "era", "6.6")

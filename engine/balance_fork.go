@@ -10,10 +10,11 @@ import (
 // Fork placement (v5.2.1 kernel/sched/fair.c find_idlest_cpu,
 // find_idlest_group, find_idlest_group_cpu on the SD_BALANCE_FORK path).
 
-// findIdlestCPU is v5.2's find_idlest_cpu for fork placement: from the
-// top domain of cpu down, find_idlest_group picks a group clearly less
-// loaded than the local one, then its idlest CPU, and the walk continues
-// below that level from the new CPU.
+// findIdlestCPU is find_idlest_cpu for fork placement: from the top
+// domain of cpu down, find_idlest_group (the era's: v5.2's, or the v5.5
+// rework's that 6.1 and 6.6 run) picks a group to push the task to, then
+// its idlest CPU, and the walk continues below that level from the new
+// CPU.
 func (s *Sim) findIdlestCPU(t *Task, cpu int) int {
 	if !t.allowed.Test(cpu) {
 		cpu = s.fallbackCPU(t, cpu)
@@ -22,7 +23,13 @@ func (s *Sim) findIdlestCPU(t *Task, cpu int) int {
 	level := len(s.topo.Domains[cpu]) - 1
 	for level >= 0 {
 		dom := s.topo.Domains[cpu][level]
-		g, ok := s.findIdlestGroup(dom, t, cpu)
+		var g cpumask.Mask
+		var ok bool
+		if s.fair.balancer == balancer66 {
+			g, ok = s.findIdlestGroup66(dom, level, t, cpu)
+		} else {
+			g, ok = s.findIdlestGroup(dom, t, cpu)
+		}
 		if !ok {
 			level--
 			continue
@@ -113,7 +120,8 @@ func (s *Sim) findIdlestGroup(dom *machine.Domain, t *Task, this int) (cpumask.M
 
 // findIdlestGroupCPU is find_idlest_group_cpu: an idle CPU in the
 // shallowest C-state (most recently idle on ties), else the allowed CPU
-// with the least runnable load (this CPU if none is lighter).
+// with the least load (cpu_load: runnable_load_avg at v5.2, load_avg from
+// v5.7; this CPU if none is lighter).
 func (s *Sim) findIdlestGroupCPU(g cpumask.Mask, t *Task, this int) int {
 	if g.Weight() == 1 {
 		return g.First()
@@ -132,7 +140,7 @@ func (s *Sim) findIdlestGroupCPU(g cpumask.Mask, t *Task, this int) int {
 			}
 			continue
 		}
-		if l := o.runnableLoad.at(s.now); best < 0 && l < leastLoad {
+		if l := s.cpuLoad(o); best < 0 && l < leastLoad {
 			least, leastLoad = id, l
 		}
 	}
@@ -140,4 +148,131 @@ func (s *Sim) findIdlestGroupCPU(g cpumask.Mask, t *Task, this int) int {
 		return best
 	}
 	return least
+}
+
+// findIdlestGroup66 is find_idlest_group as the v5.5 rework left it ("sched/fair:
+// Rework find_idlest_group", with v5.18's adjust_numa_imbalance): read in
+// 6.1 (Debian's linux-source-6.1, fair.c find_idlest_group,
+// update_sg_wakeup_stats, update_pick_idlest), the same in v6.6. Groups are
+// classified as the load balancer classifies them; the idlest is the least
+// busy type, then by type: the lowest avg_load (overloaded, fully busy)
+// or the most idle CPUs and then the lowest utilisation (spare capacity).
+// The local group is kept unless it is busier by type, or by the type's
+// own test; at a NUMA level with spare capacity on both sides it is kept
+// while the idle CPUs differ by at most NUMA_IMBALANCE_MIN (2) and the
+// local node would run at most imb_numa_nr tasks with this one. A new
+// task has no NUMA preference here (numa_preferred_nid is only learnt by
+// scanning), so the kernel's preferred-node shortcut never applies.
+func (s *Sim) findIdlestGroup66(dom *machine.Domain, di int, t *Task, this int) (cpumask.Mask, bool) {
+	var idlest, local cpumask.Mask
+	var idlestSGS, localSGS, sgs sgStats66
+	haveIdlest, haveLocal := false, false
+	idlestSGS.gtype, idlestSGS.avgLoad = groupOverloaded66, math.MaxInt64
+	all := t.nrAllowed == s.topo.NCPU
+	for _, g := range dom.Groups {
+		if !all && !g.Intersects(t.allowed) {
+			continue
+		}
+		s.updateSGWakeupStats(dom, g, &sgs)
+		if g.Test(this) {
+			local, localSGS, haveLocal = g, sgs, true
+			continue
+		}
+		if pickIdlest66(&idlestSGS, &sgs) {
+			idlest, idlestSGS, haveIdlest = g, sgs, true
+		}
+	}
+	if !haveIdlest {
+		return idlest, false
+	}
+	if !haveLocal {
+		return idlest, true // the local group is not allowed
+	}
+	if localSGS.gtype != idlestSGS.gtype {
+		return idlest, localSGS.gtype > idlestSGS.gtype
+	}
+	switch localSGS.gtype {
+	case groupOverloaded66, groupFullyBusy:
+		imbalance := 1024 * (imbPct66(dom) - 100) / 100
+		if dom.Level == machine.LevelNUMA && idlestSGS.avgLoad+imbalance >= localSGS.avgLoad {
+			return idlest, false
+		}
+		if idlestSGS.avgLoad >= localSGS.avgLoad+imbalance {
+			return idlest, false
+		}
+		if 100*localSGS.avgLoad <= imbPct66(dom)*idlestSGS.avgLoad {
+			return idlest, false
+		}
+	case groupImbalanced66:
+		return idlest, false // not used on the fork path
+	case groupHasSpare:
+		if dom.Level == machine.LevelNUMA {
+			// p->nr_cpus_allowed is never NR_CPUS (the kernel's
+			// compile-time maximum): the allowed CPUs of the local
+			// group bound imb_numa_nr.
+			allowedLocal := local.Weight()
+			if !all {
+				allowedLocal = 0
+				for id := local.First(); id >= 0; id = local.Next(id + 1) {
+					if t.allowed.Test(id) {
+						allowedLocal++
+					}
+				}
+			}
+			imbNumaNr := min(allowedLocal, s.imbNumaNr(s.cpus[this], di))
+			imb := int64(localSGS.idleCPUs - idlestSGS.idleCPUs)
+			if imb < 0 {
+				imb = -imb
+			}
+			if adjustNumaImbalance(imb, localSGS.sumNrRunning+1, imbNumaNr) == 0 {
+				return idlest, false
+			}
+		}
+		if localSGS.idleCPUs >= idlestSGS.idleCPUs {
+			return idlest, false
+		}
+	}
+	return idlest, true
+}
+
+// updateSGWakeupStats is update_sg_wakeup_stats for a new task (it has no
+// load anywhere yet, so the "without p" sums are the plain ones).
+func (s *Sim) updateSGWakeupStats(dom *machine.Domain, g cpumask.Mask, sgs *sgStats66) {
+	*sgs = sgStats66{group: g}
+	for id := g.First(); id >= 0; id = g.Next(id + 1) {
+		o := s.cpus[id]
+		sgs.groupLoad += o.loadAvg.at(s.now)
+		sgs.groupUtil += s.cpuUtil66(o)
+		sgs.groupRunnable += o.runnableAvg.at(s.now)
+		sgs.sumHNrRunning += o.nr
+		sgs.sumNrRunning += o.nr
+		if o.nr == 0 && o.idle() {
+			sgs.idleCPUs++
+		}
+	}
+	sgs.groupWeight = g.Weight()
+	sgs.groupCapacity = int64(sgs.groupWeight) * 1024
+	sgs.gtype = s.groupClassify66(dom, sgs, false)
+	if sgs.gtype == groupFullyBusy || sgs.gtype == groupOverloaded66 {
+		sgs.avgLoad = sgs.groupLoad * 1024 / sgs.groupCapacity
+	}
+}
+
+// pickIdlest66 is update_pick_idlest: whether sgs is idler than idlest.
+func pickIdlest66(idlest, sgs *sgStats66) bool {
+	if sgs.gtype != idlest.gtype {
+		return sgs.gtype < idlest.gtype
+	}
+	switch sgs.gtype {
+	case groupOverloaded66, groupFullyBusy:
+		return sgs.avgLoad < idlest.avgLoad
+	case groupImbalanced66:
+		return false
+	case groupHasSpare:
+		if idlest.idleCPUs != sgs.idleCPUs {
+			return sgs.idleCPUs > idlest.idleCPUs
+		}
+		return sgs.groupUtil < idlest.groupUtil
+	}
+	return true
 }

@@ -32,6 +32,35 @@ func TestForkKeepsLocalNodeWithinImbalance(t *testing.T) {
 	}
 }
 
+// The v5.5 rework's find_idlest_group (6.1, 6.6) keeps a fork on the
+// local node only while the idle CPUs of the two nodes differ by at most
+// NUMA_IMBALANCE_MIN (2) and the local node would run at most imb_numa_nr
+// tasks (44 CPUs in one LLC per socket: 44>>3 = 5); otherwise the node
+// with more idle CPUs wins. Hogs forked from CPU 0 therefore go 0, 0, 0
+// (differences 0, 1, 2), then 1 (difference 3), then 0 (2 again, 4 tasks
+// ≤ 5), 1, and from the 6th task on socket 0 by idle CPUs alone. v5.2's
+// rule would keep the first twelve local (the test above).
+func TestForkSpreadsAcrossNodesByIdleCPUs6x(t *testing.T) {
+	for _, era := range []string{"6.1", "6.6"} {
+		s := newSim(t, intelSpec(), 1, "era", era)
+		w := s.AddWorkload("hogs", "test")
+		var sockets []int
+		for range 6 {
+			id, err := s.Spawn(w, TaskSpec{Name: "hog", ParentCPU: 0, Program: hog()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sockets = append(sockets, s.topo.Socket[s.tasks[id].cpu])
+		}
+		want := []int{0, 0, 0, 1, 0, 1}
+		for i := range want {
+			if sockets[i] != want[i] {
+				t.Fatalf("era %s: forks landed on sockets %v, want %v", era, sockets, want)
+			}
+		}
+	}
+}
+
 // forker forks n children one after another, paying cost per fork; each
 // child blocks at once, as hackbench's children do at their barrier.
 type forker struct {
