@@ -7,8 +7,9 @@ import (
 	"schedplay/engine/machine"
 )
 
-// Fork placement (v5.2.1 kernel/sched/fair.c find_idlest_cpu,
-// find_idlest_group, find_idlest_group_cpu on the SD_BALANCE_FORK path).
+// Fork placement (kernel/sched/fair.c find_idlest_cpu, find_idlest_group,
+// find_idlest_group_cpu on the SD_BALANCE_FORK path): v5.2.1's for era
+// 5.2, the v5.5 rework's (6.1, 6.6) for the eras on balancer66.
 
 // findIdlestCPU is find_idlest_cpu for fork placement: from the top
 // domain of cpu down, find_idlest_group (the era's: v5.2's, or the v5.5

@@ -2,9 +2,8 @@ package engine
 
 // eevdfV66 is the fair class of v6.6 (kernel/sched/fair.c at v6.6): EEVDF
 // (eevdf.go), the v6.6 wakeup path with SIS_UTIL (wakeup66.go) and the
-// v5.5+ load balancer (balance66.go). Fork balancing is still v5.2's
-// find_idlest_cpu (balance_fork.go): the kernel comparison shows the
-// difference (README, "The real kernel beside the simulation").
+// v5.5+ load balancer (balance66.go), whose find_idlest_group places forks
+// (balance_fork.go).
 type eevdfV66 struct{ *Sim }
 
 func (s eevdfV66) enqueueTaskNew(c *cpu, t *Task)    { s.enqueueNew66(c, t) }

@@ -38,7 +38,7 @@ var Kernels = []Kernel{
 		// 6.1's fair.c is CFS with the v6.x select_idle_sibling and the
 		// v5.5+ load balancer: era 6.1 (engine/class.go).
 		Era:  "6.1",
-		Note: "era 6.1: CFS with the v6.x wakeup path (SIS_UTIL) and the v5.5+ balancer; fork placement is v5.2's find_idlest_cpu (6.1's NUMA rule in find_idlest_group is not modelled)",
+		Note: "era 6.1: CFS with the v6.x wakeup path (SIS_UTIL) and the v5.5+ balancer (not modelled: NI_RANDOM's newidle sampling, UTIL_EST)",
 		// Measured 2026-12-01: under single-threaded TCG with -icount
 		// (shift=0, sleep=off or on; -cpu max with or without x2apic or
 		// monitor) 6.1.192 stops at "smp: Bringing up secondary CPUs";
