@@ -240,6 +240,14 @@ func (s *Sim) idleBalance52(c *cpu, skipLLC bool) int64 {
 			break
 		}
 	}
+	return s.endNewidle(c, cost, next)
+}
+
+// endNewidle is the common end of a newidle balance that ran its levels:
+// rq->max_idle_balance_cost follows the pass, a CPU that got work is no
+// longer going idle (idle_stamp 0), one that did not is only idle once
+// the pass's time is spent, and next_balance takes the levels' earliest.
+func (s *Sim) endNewidle(c *cpu, cost, next int64) int64 {
 	c.maxIdleBalanceCost = max(c.maxIdleBalanceCost, cost)
 	if c.nr > 0 {
 		c.idleStamp = 0

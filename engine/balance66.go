@@ -916,12 +916,5 @@ func (s *Sim) newidleBalance66(c *cpu, skipLLC bool) int64 {
 			break
 		}
 	}
-	c.maxIdleBalanceCost = max(c.maxIdleBalanceCost, cost)
-	if c.nr > 0 {
-		c.idleStamp = 0
-	} else {
-		c.balanceUntil = max(c.balanceUntil, s.now+cost)
-	}
-	c.nextBalance = min(c.nextBalance, next)
-	return cost
+	return s.endNewidle(c, cost, next)
 }

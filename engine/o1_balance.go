@@ -127,17 +127,7 @@ func (s *Sim) o1SelectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision 
 		stage = StagePinned
 		s.stats.pinnedWakeups++
 	}
-	d.Chosen, d.Stage = chosen, stage
-	d.ChosenIdle = s.cpus[chosen].idle()
-	d.Probes = s.probeBuf
-	d.Cost = s.scanCost
-	s.stats.recordDecision(d)
-	s.trace.add(d)
-	s.rememberDecision(d)
-	if s.hooks.OnWakeup != nil {
-		s.hooks.OnWakeup(d)
-	}
-	return d
+	return s.finishDecision(d, chosen, stage)
 }
 
 // o1WakeIdle is wake_idle: cpu if idle, else the first idle allowed CPU

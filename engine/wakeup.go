@@ -66,6 +66,12 @@ func (s *Sim) selectTaskRqFair(p *Task, this int, cur *Task, sync bool) *Decisio
 		chosen = s.fallbackCPU(p, chosen)
 		stage = StageFallback
 	}
+	return s.finishDecision(d, chosen, stage)
+}
+
+// finishDecision records a wakeup's placement: d completed with the chosen
+// CPU and stage, counted, traced, remembered and handed to the hook.
+func (s *Sim) finishDecision(d *Decision, chosen int, stage Stage) *Decision {
 	d.Chosen, d.Stage = chosen, stage
 	d.ChosenIdle = s.cpus[chosen].idle()
 	d.Probes = s.probeBuf
