@@ -123,6 +123,12 @@ type coreRules struct {
 	// without it the idle loop halts in the shallowest state and keeps
 	// its tick (defaultIdle).
 	cpuidle bool
+	// wakeListIdle: ttwu_queue_cond also puts a wakee on the wake list
+	// of a same-LLC target that runs nothing (nr_running == 0), which then
+	// enqueues it itself (v6.0, "sched: Remove the limitation of WF_ON_CPU
+	// on wakelist if wakee cpu is idle"; core.c of 6.1 and 6.6). v5.2
+	// queues remotely only across LLCs.
+	wakeListIdle bool
 	// smtNiceSlices: the class has no timeslices of its own, so the SMT
 	// nice patch's test reads the O(1) timeslice the engine counts beside
 	// it (smtnice.go); the 2.6 class counts its real slices.
@@ -210,13 +216,13 @@ var eraDefs = map[knob.Era]eraDef{
 	// 6.1: CFS with the v6.x wakeup path and the v5.5+ balancer, each
 	// checked against Debian's linux-source-6.1 (6.1.172).
 	knob.Era61: {func(s *Sim) schedClass { return cfs{s} },
-		coreRules{runnableAvg: true, wakeStamp: true, nohz: true, cpuidle: true, smtNiceSlices: true},
+		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, smtNiceSlices: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, affineLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
 		}},
 	knob.Era66: {func(s *Sim) schedClass { return eevdfV66{s} },
-		coreRules{runnableAvg: true, wakeStamp: true, nohz: true, cpuidle: true, smtNiceSlices: true},
+		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, smtNiceSlices: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, affineLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,

@@ -291,3 +291,30 @@ func TestMigrationRefillOnce(t *testing.T) {
 		t.Fatal("the refill is not counted")
 	}
 }
+
+// From v6.0 ttwu_queue_cond also uses the wake list for a same-LLC target
+// with nothing on its runqueue: in era 6.6 (and 6.1) a wakeup of an idle
+// CPU in the waker's LLC is queued there and enqueued by the target after
+// the IPI; v5.2 enqueues it from the waker at once.
+func TestSameLLCIdleTargetUsesWakeList(t *testing.T) {
+	for _, c := range []struct {
+		era    string
+		queued bool
+	}{{"5.2", false}, {"6.6", true}, {"6.1", true}} {
+		s := newSim(t, smallSpec(1, 4, 1, 4, "interleaved"), 1, "era", c.era)
+		s.actor = 0
+		p := sleeper(s, "p", 3)
+		p.nrAllowed, p.allowed = 1, cpumaskOf(s, 3)
+		s.claimWake(s.cpus[3])
+		s.ttwuQueue(p, s.cpus[3], 0, s.now, 0)
+		h := s.Hardware()
+		if queued := h.QueuedWakeups == 1 && s.cpus[3].nr == 0 && len(s.cpus[3].wakeList) == 1; queued != c.queued {
+			t.Fatalf("era %s: idle same-LLC target: %d queued wakeups, nr %d, wake_list %d; want queued %v",
+				c.era, h.QueuedWakeups, s.cpus[3].nr, len(s.cpus[3].wakeList), c.queued)
+		}
+		s.RunUntil(s.now + 100*Microsecond)
+		if p.state != TaskRunning || p.cpu != 3 {
+			t.Fatalf("era %s: p is %s on %d, want running on 3", c.era, p.state, p.cpu)
+		}
+	}
+}

@@ -20,6 +20,8 @@ import "schedplay/engine/knob"
 //     wake_list and sends an IPI if the list was empty (a second wakeup
 //     rides on the first IPI) and the target does not poll. The target
 //     enqueues the whole list in scheduler_ipi, paying enqueue_ns each.
+//     From v6.0 (eras 6.1, 6.6: coreRules.wakeListIdle) a same-LLC target
+//     with nothing on its runqueue is queued the same way.
 
 // claimWake marks c as receiving a wakeup (its rq lock taken, or its
 // wake_list about to be non-empty).
@@ -31,8 +33,10 @@ func (s *Sim) claimWake(c *cpu) { c.wakePending++ }
 // transfers, the enqueue if the waker does it, the IPI send).
 func (s *Sim) ttwuQueue(p *Task, c *cpu, from int, stamp, delay int64) int64 {
 	at := s.now + delay
-	if from != c.id && !s.topo.ShareCache(from, c.id) {
-		// ttwu_queue_remote: llist_add on the target's wake_list.
+	if from != c.id && (!s.topo.ShareCache(from, c.id) || (s.rules.wakeListIdle && c.nr == 0)) {
+		// ttwu_queue_remote (ttwu_queue_wakelist from v5.8): llist_add
+		// on the target's wake_list, across LLCs, and (the era's
+		// wakeListIdle) to a same-LLC target that runs nothing.
 		cost := s.writeLine(from, c, at)
 		s.stats.queuedWakeups++
 		p.wakeStamp = stamp
