@@ -87,3 +87,23 @@ func TestWakeupPreemption(t *testing.T) {
 		t.Errorf("without wakeup preemption p99 = %d us, want up to one 1 ms tick", off)
 	}
 }
+
+// sched_nr_latency is DIV_ROUND_UP(sched_latency, min_granularity) when a
+// sysctl is written (sched_proc_update_handler): the tuned 10 ms minimum
+// granularity against a 24 ms latency (×4 on 8+ CPUs) gives 3, not 2, so
+// the period stretches only from the fourth task on.
+func TestNrLatencyRoundsUp(t *testing.T) {
+	s := newSim(t, smallSpec(1, 4, 2, 4, "interleaved"), 1, "sched_min_granularity_ns", "2500000")
+	if s.nrLatency != 3 {
+		t.Fatalf("sched_nr_latency %d for latency %d / min granularity %d, want 3", s.nrLatency, s.latencyNS, s.minGranNS)
+	}
+	if got, want := s.schedPeriod(3), s.latencyNS; got != want {
+		t.Fatalf("period of 3 tasks %d, want the latency %d", got, want)
+	}
+	if got, want := s.schedPeriod(4), 4*s.minGranNS; got != want {
+		t.Fatalf("period of 4 tasks %d, want 4 minimum granularities %d", got, want)
+	}
+	if d := newSim(t, smallSpec(1, 4, 2, 4, "interleaved"), 1); d.nrLatency != 8 {
+		t.Fatalf("default sched_nr_latency %d, want 8", d.nrLatency)
+	}
+}

@@ -223,7 +223,11 @@ func (s *Sim) computeTunables() {
 	s.latencyNS = factor * s.k.Get(knob.SchedLatency)
 	s.minGranNS = factor * s.k.Get(knob.SchedMinGranularity)
 	s.wakeupGranNS = factor * s.k.Get(knob.SchedWakeupGranularity)
-	s.nrLatency = max(1, s.latencyNS/s.minGranNS)
+	// sched_nr_latency: DIV_ROUND_UP(sysctl_sched_latency,
+	// sysctl_sched_min_granularity) in sched_proc_update_handler when
+	// either is written (v5.2 and 6.1 fair.c); the boot default 8 is the
+	// same ratio rounded up.
+	s.nrLatency = max(1, (s.latencyNS+s.minGranNS-1)/s.minGranNS)
 	s.baseSliceNS = factor * s.k.Get(knob.SchedBaseSlice)
 	s.tickNS = Second / s.k.Get(knob.HZ)
 }
