@@ -8,12 +8,13 @@ import (
 	"schedplay/engine/machine"
 )
 
-// Era 6.6 (EEVDF and the v6.6 wakeup path) keeps the engine's invariants —
+// Eras 6.6 (EEVDF and the v6.6 wakeup path) and 6.1 (CFS on the same
+// wakeup path and balancer) keep the engine's invariants —
 // checked after every event, including the avg_vruntime sums and the
 // eligibility of the least-vruntime entity — over seeded runs mixing
 // blocking, spinning, pinned and niced tasks, with its features switched
 // both ways.
-func TestEra66InvariantsOverManySeeds(t *testing.T) {
+func TestEra6xInvariantsOverManySeeds(t *testing.T) {
 	machines := []*machine.Topology{
 		small(t, 2, 2, 2, 2, machine.Interleaved),
 		small(t, 1, 4, 4, 2, machine.Contiguous),
@@ -22,7 +23,11 @@ func TestEra66InvariantsOverManySeeds(t *testing.T) {
 	knobSets := [][]string{{"era=6.6"},
 		{"era=6.6", "RUN_TO_PARITY=false", "PLACE_LAG=false", "NEXT_BUDDY=true"},
 		{"era=6.6", "SIS_PROP=true", "SIS_UTIL=false", "SHARED_RUNQ=all", "shard_size=2"},
-		{"era=6.6", "SIS_CORE=false", "LB_PERIODIC=false", "PLACE_DEADLINE_INITIAL=false", "WAKEUP_PREEMPTION=false"}}
+		{"era=6.6", "SIS_CORE=false", "LB_PERIODIC=false", "PLACE_DEADLINE_INITIAL=false", "WAKEUP_PREEMPTION=false"},
+		// Era 6.1: the CFS class under the v5.5+ balancer and the v6.x
+		// wakeup path.
+		{"era=6.1"},
+		{"era=6.1", "SIS_PROP=true", "SIS_UTIL=false", "SHARED_RUNQ=all", "shard_size=2", "BASE_SLICE=false"}}
 	seeds := 6
 	if testing.Short() {
 		seeds = 2
@@ -54,7 +59,7 @@ func TestErasDeterministicForSameSeed(t *testing.T) {
 	tp := intel(t)
 	specs := []string{"schbench:m=2,t=22", "hog:n=60,nice=0"}
 	var outs []runOut
-	for _, era := range []string{"era=5.2", "era=6.6"} {
+	for _, era := range []string{"era=5.2", "era=6.6", "era=6.1"} {
 		a := simulate(t, tp, 7, false, 300*engine.Millisecond, []string{era}, specs...)
 		b := simulate(t, tp, 7, false, 300*engine.Millisecond, []string{era}, specs...)
 		if !reflect.DeepEqual(a, b) {
