@@ -110,10 +110,19 @@ func (s cfs) enqueueTaskNew(c *cpu, t *Task) {
 // enqueueTaskWakeup puts a woken task on c, renormalising its vruntime if it
 // changed runqueue and giving it sleeper credit.
 func (s cfs) enqueueTaskWakeup(c *cpu, t *Task) {
-	if t.cpu >= 0 && t.cpu != c.id {
-		t.vruntime = t.vruntime - s.cpus[t.cpu].minVruntime + c.minVruntime
+	// A wakee that changed CPU left its old runqueue's min_vruntime
+	// (migrate_task_rq_fair) and is renormalised to this one's after
+	// update_curr, "such that we're placed at the current moment in time,
+	// instead of some piece of the past" (enqueue_entity with
+	// ENQUEUE_MIGRATED, v5.2 and 6.1 fair.c).
+	migrated := t.cpu >= 0 && t.cpu != c.id
+	if migrated {
+		t.vruntime -= s.cpus[t.cpu].minVruntime
 	}
 	s.updateCurr(c)
+	if migrated {
+		t.vruntime += c.minVruntime
+	}
 	s.place(c, t, false)
 	t.state = TaskRunnable
 	t.cpu = c.id

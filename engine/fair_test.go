@@ -107,3 +107,29 @@ func TestNrLatencyRoundsUp(t *testing.T) {
 		t.Fatalf("default sched_nr_latency %d, want 8", d.nrLatency)
 	}
 }
+
+// enqueue_entity (ENQUEUE_MIGRATED) renormalises a migrated wakee after
+// update_curr: its vruntime relative to its old runqueue is added to this
+// runqueue's min_vruntime as update_curr just advanced it, not as it was
+// before curr's latest run was charged.
+func TestMigratedWakeeRenormalisedAfterUpdateCurr(t *testing.T) {
+	for _, era := range []string{"5.2", "6.1"} {
+		s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", era)
+		w := s.AddWorkload("hog", "hog")
+		spawnOn(t, s, w, "hog", 0, 0, hog())
+		s.RunUntil(s.now + 5*Millisecond + 1500*Microsecond)
+		c := s.cpus[0]
+		before := c.minVruntime
+		p := sleeper(s, "p", 1)
+		const rel = 10 * Millisecond
+		p.vruntime = s.cpus[1].minVruntime + rel
+		s.class.enqueueTaskWakeup(c, p)
+		if c.minVruntime <= before {
+			t.Fatalf("era %s: update_curr did not advance min_vruntime (%d, %d): the test shows nothing", era, before, c.minVruntime)
+		}
+		if p.vruntime != c.minVruntime+rel {
+			t.Fatalf("era %s: migrated wakee at vruntime %d, want min_vruntime after update_curr %d + %d = %d (before it: %d)",
+				era, p.vruntime, c.minVruntime, rel, c.minVruntime+rel, before+rel)
+		}
+	}
+}
