@@ -153,10 +153,10 @@ type fairRules struct {
 	// idle, cache-sharing waker CPU nor a sync wakeup decided (6.6's
 	// wake_affine_idle; v5.2 has no such test).
 	affineIdlePrev bool
-	// affineLoadAvg: wake_affine_weight compares cpu_load(), the
-	// runqueue's load_avg with blocked load (v5.7, "sched/fair: Replace
-	// runnable_load_avg by load_avg"), not runnable_load_avg.
-	affineLoadAvg bool
+	// cpuLoadAvg: cpu_load() is the runqueue's load_avg with blocked load
+	// (v5.7, "sched/fair: Replace runnable_load_avg by load_avg"), not
+	// runnable_load_avg: in wake_affine_weight and find_idlest_group_cpu.
+	cpuLoadAvg bool
 	// imbalancePct is sd->imbalance_pct as the era's sd_init sets it.
 	imbalancePct func(*machine.Domain) int64
 
@@ -218,13 +218,13 @@ var eraDefs = map[knob.Era]eraDef{
 	knob.Era61: {func(s *Sim) schedClass { return cfs{s} },
 		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, smtNiceSlices: true},
 		fairRules{
-			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, affineLoadAvg: true, imbalancePct: imbPct66,
+			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
 		}},
 	knob.Era66: {func(s *Sim) schedClass { return eevdfV66{s} },
 		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, smtNiceSlices: true},
 		fairRules{
-			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, affineLoadAvg: true, imbalancePct: imbPct66,
+			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
 		}},
 }

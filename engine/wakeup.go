@@ -124,7 +124,7 @@ func (s *Sim) wakeAffineIdle(this, prev int, sync bool) int {
 // cpuLoad is the runqueue load wake_affine_weight compares: cpu_load()
 // (load_avg) or v5.2's runnable_load_avg.
 func (s *Sim) cpuLoad(c *cpu) int64 {
-	if s.fair.affineLoadAvg {
+	if s.fair.cpuLoadAvg {
 		return c.loadAvg.at(s.now)
 	}
 	return c.runnableLoad.at(s.now)
