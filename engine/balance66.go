@@ -157,23 +157,19 @@ func (s *Sim) imbNumaNr(c *cpu, di int) int {
 	for i := 0; i <= di; i++ {
 		sd := doms[i]
 		w := sd.Span.Weight()
-		if !sd.ShareLLC && i > 0 && doms[i-1].ShareLLC && sd.Level == machine.LevelNUMA {
-			// The package level (x86's DIE) spanned just the LLC:
-			// build_sched_domains set its imb_numa_nr (one LLC: an
-			// eighth of its CPUs) before dropping it as degenerate, and
-			// this first NUMA level, as wide as imb_span, inherits it
-			// times 1 (kernel/sched/topology.c, 6.1 and 6.12).
-			imb = max(1, doms[i-1].Span.Weight()>>3)
-			if i == di {
-				return imb
-			}
-			imbSpan = w
-			continue
-		}
 		if !sd.ShareLLC && i > 0 && doms[i-1].ShareLLC {
-			nrLLCs := w / doms[i-1].Span.Weight()
-			if nrLLCs == 1 {
-				imb = w >> 3
+			// The first level above the LLC. When it is a NUMA level,
+			// the package level (x86's DIE) below it spanned just the
+			// LLC: build_sched_domains set imb_numa_nr on that level (one
+			// LLC) before dropping it as degenerate, and this level, as
+			// wide as imb_span, inherits it times 1 (kernel/sched/topology.c,
+			// 6.1 and 6.12).
+			llc, pkg := doms[i-1].Span.Weight(), w
+			if sd.Level == machine.LevelNUMA {
+				pkg = llc
+			}
+			if nrLLCs := pkg / llc; nrLLCs == 1 {
+				imb = pkg >> 3
 			} else {
 				imb = nrLLCs
 			}
@@ -182,7 +178,7 @@ func (s *Sim) imbNumaNr(c *cpu, di int) int {
 				return imb
 			}
 			imbSpan = w
-			for j := i + 1; j < len(doms); j++ {
+			for j := i + 1; j < len(doms) && sd.Level != machine.LevelNUMA; j++ {
 				if doms[j].Level == machine.LevelNUMA {
 					imbSpan = doms[j].Span.Weight()
 					break
