@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -590,12 +591,16 @@ func (d *detector) idle() {
 		case exists(d.fsys, base):
 			why = fmt.Sprintf("no cpu%d/cpuidle/state* directories", first)
 		}
-		name := "HLT"
+		// default_idle's HLT on x86 (interrupt-driven; a CPU whose
+		// kernel prefers mwait_idle would be woken by the store instead,
+		// which sysfs does not say); elsewhere WFI or a hypervisor yield,
+		// also interrupt-driven.
+		name, entry := "HLT", machine.EntryHLT
 		if info, ok := readString(d.fsys, "proc/cpuinfo"); ok && !strings.Contains(info, "vendor_id") {
-			name = "idle" // not x86: WFI, a hypervisor yield…
+			name, entry = "idle", ""
 		}
 		d.idleDriver = machine.IdleDriverNone
-		d.idleStates = []machine.IdleState{{Name: name, ExitLatencyUS: 1, TargetResidencyUS: 2}}
+		d.idleStates = []machine.IdleState{{Name: name, ExitLatencyUS: 1, TargetResidencyUS: 2, Entry: entry}}
 		d.fallback("%s: idle modelled as a kernel without a cpuidle driver (idle_driver \"none\": default_idle, one %s state, exit assumed 1 µs as declared by ACPI C1; measure replaces it with the measured idle exit)", why, name)
 		f.IdleStates = []string{name}
 		return
@@ -618,12 +623,17 @@ func (d *detector) idle() {
 			continue
 		}
 		dis, _ := readString(d.fsys, dir+"/disable")
+		desc, _ := readString(d.fsys, dir+"/desc")
 		s := machine.IdleState{Name: name, ExitLatencyUS: int64(lat), TargetResidencyUS: int64(res), Disabled: dis == "1"}
+		var known bool
+		if s.Entry, known = entryFromDesc(desc); !known {
+			d.fallback("idle state %s: desc %q names no entry method known here (POLL, MWAIT, IOPORT, HLT, stop): modelled as interrupt-driven (woken by an IPI)", name, desc)
+		}
 		list = append(list, st{s, i})
 	}
 	if len(list) == 0 {
 		d.idleDriver = machine.IdleDriverNone
-		d.idleStates = []machine.IdleState{{Name: "HLT", ExitLatencyUS: 1, TargetResidencyUS: 2}}
+		d.idleStates = []machine.IdleState{{Name: "HLT", ExitLatencyUS: 1, TargetResidencyUS: 2, Entry: machine.EntryHLT}}
 		d.fallback("no readable idle state: idle modelled as a kernel without a cpuidle driver (one HLT state, exit 1 µs assumed)")
 		f.IdleStates = []string{"HLT"}
 		return
@@ -641,6 +651,11 @@ func (d *detector) idle() {
 		// The kernel's polling state (drivers/cpuidle/poll_state.c) is
 		// named POLL and declares 0/0.
 		s.Polling = i == 0 && s.Name == "POLL" && s.ExitLatencyUS == 0 && s.TargetResidencyUS == 0
+		if s.Polling {
+			s.Entry = machine.EntryPoll
+		} else if s.Entry == machine.EntryPoll {
+			s.Entry = "" // a poll desc on a state the schema cannot call polling
+		}
 		if s.ExitLatencyUS > 100000 {
 			d.fallback("idle state %s declares %d µs exit latency: clamped to 100000", s.Name, s.ExitLatencyUS)
 			s.ExitLatencyUS = 100000
@@ -682,6 +697,30 @@ func (d *detector) idle() {
 			break
 		}
 	}
+}
+
+// entryFromDesc reads how a state is entered from its sysfs desc, as the
+// drivers write it: "CPUIDLE CORE POLL IDLE" (poll_state.c), "MWAIT 0x20"
+// (intel_idle), "ACPI FFH MWAIT 0x0" / "ACPI IOPORT 0x414" / "ACPI HLT"
+// (acpi_idle's acpi_processor_power_verify; older kernels say "ACPI FFH
+// INTEL MWAIT"), "stop0_lite" and friends (cpuidle-powernv, which copies
+// the name). It reports false for a desc it does not know.
+func entryFromDesc(desc string) (string, bool) {
+	switch f := strings.Fields(strings.ToUpper(desc)); {
+	case len(f) == 0:
+		return "", false
+	case slices.Contains(f, "POLL"):
+		return machine.EntryPoll, true
+	case slices.Contains(f, "MWAIT"):
+		return machine.EntryMWAIT, true
+	case slices.Contains(f, "IOPORT"):
+		return machine.EntryIOPort, true
+	case slices.Contains(f, "HLT"):
+		return machine.EntryHLT, true
+	case strings.HasPrefix(f[0], "STOP"):
+		return machine.EntryStop, true
+	}
+	return "", false
 }
 
 // identity reads the kernel version and CPU model.

@@ -88,10 +88,10 @@ func TestIntelTwoSocketSMT(t *testing.T) {
 		t.Errorf("driver %q governor %q idle_driver %q; want intel_idle, menu, \"\"", f.IdleDriver, f.Governor, s.IdleDriver)
 	}
 	wantStates := []machine.IdleState{
-		{Name: "POLL", Polling: true},
-		{Name: "C1", ExitLatencyUS: 2, TargetResidencyUS: 2},
-		{Name: "C1E", ExitLatencyUS: 10, TargetResidencyUS: 20},
-		{Name: "C6", ExitLatencyUS: 133, TargetResidencyUS: 600, Disabled: true, CoreLevel: true},
+		{Name: "POLL", Polling: true, Entry: machine.EntryPoll},
+		{Name: "C1", ExitLatencyUS: 2, TargetResidencyUS: 2, Entry: machine.EntryMWAIT},
+		{Name: "C1E", ExitLatencyUS: 10, TargetResidencyUS: 20, Entry: machine.EntryMWAIT},
+		{Name: "C6", ExitLatencyUS: 133, TargetResidencyUS: 600, Disabled: true, CoreLevel: true, Entry: machine.EntryMWAIT},
 	}
 	if len(s.IdleStates) != len(wantStates) {
 		t.Fatalf("idle states %+v; want %+v", s.IdleStates, wantStates)
@@ -145,8 +145,8 @@ func TestAMDMultiCCX(t *testing.T) {
 	if f.IdleDriver != "acpi_idle" || f.Governor != "teo" {
 		t.Errorf("driver %q governor %q; want acpi_idle, teo", f.IdleDriver, f.Governor)
 	}
-	if len(s.IdleStates) != 3 || s.IdleStates[2] != (machine.IdleState{Name: "C2", ExitLatencyUS: 400, TargetResidencyUS: 800, CoreLevel: true}) {
-		t.Errorf("idle states %+v; want POLL, C1 1/2, C2 400/800 core-level", s.IdleStates)
+	if len(s.IdleStates) != 3 || s.IdleStates[2] != (machine.IdleState{Name: "C2", ExitLatencyUS: 400, TargetResidencyUS: 800, CoreLevel: true, Entry: machine.EntryIOPort}) || s.IdleStates[1].Entry != machine.EntryMWAIT {
+		t.Errorf("idle states %+v; want POLL, C1 1/2 (FFH MWAIT), C2 400/800 core-level (IOPORT)", s.IdleStates)
 	}
 	if !hasNote(s.Notes, "--set cpuidle_governor=teo") {
 		t.Errorf("notes do not say how to match the teo governor: %q", s.Notes)
@@ -366,4 +366,25 @@ func TestThisMachine(t *testing.T) {
 		t.Errorf("the preset has %d CPUs, the machine %d online", r.Spec.NumCPUs(), len(r.Found.CPUs))
 	}
 	loadsAndRuns(t, r)
+}
+
+// Every desc the cpuidle drivers write names its entry method; an unknown
+// one is reported, not guessed.
+func TestEntryFromDesc(t *testing.T) {
+	for desc, want := range map[string]string{
+		"CPUIDLE CORE POLL IDLE":   machine.EntryPoll,
+		"MWAIT 0x20":               machine.EntryMWAIT,
+		"ACPI FFH MWAIT 0x0":       machine.EntryMWAIT,
+		"ACPI FFH INTEL MWAIT 0x1": machine.EntryMWAIT,
+		"ACPI IOPORT 0x414":        machine.EntryIOPort,
+		"ACPI HLT":                 machine.EntryHLT,
+		"stop0_lite":               machine.EntryStop,
+		"":                         "",
+		"WFI":                      "",
+	} {
+		got, known := entryFromDesc(desc)
+		if got != want || known != (want != "") {
+			t.Errorf("entryFromDesc(%q) = %q, %v; want %q", desc, got, known, want)
+		}
+	}
 }

@@ -48,12 +48,12 @@ func TestTeachingPage(t *testing.T) {
 	if eval[bool](p, `document.getElementById("story").hidden`) {
 		t.Error("the story is not shown in the panel")
 	}
-	// Simulated time, not wall time: run both arms to 0.4 s with the
+	// Simulated time, not wall time: run both arms to 3 s with the
 	// panel's Run-to (the page has been playing since it loaded, so it
-	// may be past 0.4 s already: the workers then replay to 0.4 s). The
+	// may be past 3 s already: the workers then replay to 3 s). The
 	// numbers are read at that instant — sim.results() asks the paused
 	// workers — never from whichever snapshot the page holds.
-	p.do("run to 0.4 s", chromedp.Evaluate[chromedp.Void](`document.getElementById("run-to").value = "0.4"; document.getElementById("run-to-go").click()`))
+	p.do("run to 3 s", chromedp.Evaluate[chromedp.Void](`document.getElementById("run-to").value = "3"; document.getElementById("run-to-go").click()`))
 	p.waitFor("the run-to to finish", `document.getElementById("run-to-go").disabled === false && sim.state().paused`, 3*time.Minute)
 	res := eval[string](p, `sim.results()`, chromedp.EvalAwaitPromise)
 	var arms map[string]struct {
@@ -72,17 +72,17 @@ func TestTeachingPage(t *testing.T) {
 		p.fatalf("sim.results(): %v\n%s", err, res)
 	}
 	a, bb := arms["A"], arms["B"]
-	if a.DurationS != 0.4 || bb.DurationS != 0.4 || len(a.Workloads) == 0 || len(bb.Workloads) == 0 {
-		p.fatalf("after Run to 0.4 s the results are at A %v s, B %v s: %s", a.DurationS, bb.DurationS, shorten(res, 300))
+	if a.DurationS != 3 || bb.DurationS != 3 || len(a.Workloads) == 0 || len(bb.Workloads) == 0 {
+		p.fatalf("after Run to 3 s the results are at A %v s, B %v s: %s", a.DurationS, bb.DurationS, shorten(res, 300))
 	}
 	pa, pb := a.Workloads[0].Lat.P99, bb.Workloads[0].Lat.P99
-	t.Logf("t=0.4 s: A p99 %d µs (%d select_idle_cpu calls), B p99 %d µs (%d calls)", pa, a.Search.Calls, pb, bb.Search.Calls)
+	t.Logf("t=3 s: A p99 %d µs (%d select_idle_cpu calls), B p99 %d µs (%d calls)", pa, a.Search.Calls, pb, bb.Search.Calls)
 	if pa == pb || pb < 2*pa {
 		t.Errorf("the arms' p99 do not tell the story: A %d µs, B %d µs", pa, pb)
 	}
 	// The panel shows those numbers once the workers' snapshots at
-	// 0.4 s have arrived.
-	p.waitFor("the page to show the arms at 0.4 s", fmt.Sprintf(`sim.state().arms.length === 2 && Math.abs(sim.state().simTime - 0.4) < 1e-9 &&
+	// 3 s have arrived.
+	p.waitFor("the page to show the arms at 3 s", fmt.Sprintf(`sim.state().arms.length === 2 && Math.abs(sim.state().simTime - 3) < 1e-9 &&
 		sim.state().arms[0].p99 === %d && sim.state().arms[1].p99 === %d &&
 		sim.state().arms[0].count === %d && sim.state().arms[1].count === %d`, pa, pb, a.Workloads[0].Lat.Count, bb.Workloads[0].Lat.Count), 30*time.Second)
 	p.waitFor("the control panel laid out", `document.getElementById("panel").getBoundingClientRect().width > 0`, 10*time.Second)

@@ -129,6 +129,75 @@ func TestPollingCPUNeedsNoIPI(t *testing.T) {
 	}
 }
 
+// A CPU in an MWAIT state waits with TIF_POLLING_NRFLAG set
+// (mwait_idle_with_hints' current_set_polling_and_test), so the waker's
+// set_nr_and_not_polling sends no IPI: the CPU leaves C1 when the flag's
+// line reaches it. The same C1 entered with HLT needs the IPI.
+func TestMWAITIdleNeedsNoIPI(t *testing.T) {
+	var kicks [2]int64
+	for i, entry := range []string{machine.EntryMWAIT, machine.EntryHLT} {
+		spec := withStates(smallSpec(1, 4, 1, 4, "interleaved"))
+		spec.IdleStates[0].Disabled = true // no POLL: C1 is the shallowest
+		spec.IdleStates[1].Entry = entry
+		s := newSim(t, spec, 1, "cpuidle_governor", "none")
+		if st := s.idleStates[s.cpus[1].cstate].Name; st != "C1" {
+			t.Fatalf("target in %s, want C1", st)
+		}
+		p := sleeper(s, "p", 1)
+		p.nrAllowed = 1
+		p.allowed = cpumaskOf(s, 1)
+		s.actor = 0
+		s.claimWake(s.cpus[1])
+		waker := s.ttwuQueue(p, s.cpus[1], 0, s.now, 0)
+		kicks[i] = s.q.whenOf(2*s.topo.NCPU + 1)
+		h := s.Hardware()
+		base := s.k.Get(knob.EnqueueNS) + s.lineXfer(0, 1)
+		if entry == machine.EntryMWAIT {
+			if h.IPIsSent != 0 || h.PollWakeups != 1 || waker != base {
+				t.Fatalf("MWAIT target: %d IPIs, %d woken by the store, waker paid %d (want 0, 1, %d)", h.IPIsSent, h.PollWakeups, waker, base)
+			}
+		} else if h.IPIsSent != 1 || h.PollWakeups != 0 || waker != base+s.k.Get(knob.IPISendNS) {
+			t.Fatalf("HLT target: %d IPIs, %d woken by the store, waker paid %d", h.IPIsSent, h.PollWakeups, waker)
+		}
+	}
+	d := knob.Defaults()
+	// Both pay C1's measured exit (1 µs); only HLT waits for the IPI.
+	if got, want := kicks[1]-kicks[0], d.Get(knob.IPISendNS)+d.Get(knob.IPINS)-d.Get(knob.LineLLCNS); got != want {
+		t.Fatalf("HLT target runs %d ns after the MWAIT one, want %d", got, want)
+	}
+}
+
+// A core-level state is the core's, and the core is only as deep as its
+// shallowest thread: a thread that asked for C6 while its sibling sits in
+// C1 leaves at C1's price, and at C6's only when the sibling is in C6 too;
+// a running or polling sibling keeps the core awake.
+func TestCoreExitIsTheShallowestSiblings(t *testing.T) {
+	s := newSim(t, withStates(smallSpec(1, 2, 2, 2, "interleaved")), 1, "cpuidle_governor", "none")
+	c := s.cpus[0]
+	var sib *cpu
+	for _, id := range s.topo.CoreCPUs[c.core] {
+		if id != c.id {
+			sib = s.cpus[id]
+		}
+	}
+	c.cstate = 2 // C6
+	for _, tc := range []struct {
+		sibState int
+		want     int64
+	}{{2, 20000}, {1, 1000}, {0, 1000}} {
+		sib.cstate = tc.sibState
+		if got := s.exitLatency(c); got != tc.want {
+			t.Errorf("sibling in %s: C6 exit %d ns, want %d", s.idleStates[tc.sibState].Name, got, tc.want)
+		}
+	}
+	sib.cstate = 2
+	sib.curr = &Task{}
+	if got := s.exitLatency(c); got != 1000 {
+		t.Errorf("sibling running: C6 exit %d ns, want C1's 1000", got)
+	}
+	sib.curr = nil
+}
+
 // From its decision on, a wakeup makes the chosen CPU non-idle to every
 // other searcher: a same-LLC waker because it is about to lock that
 // runqueue and enqueue, a cross-LLC one because the task sits on the

@@ -11,8 +11,9 @@ import (
 // fc4ec72d). A CPU with nothing to run asks its cpuidle governor (package
 // cpuidle) for a state, given the time to its next timer; the governor
 // also says whether the tick may stop. The CPU leaves the state when an
-// interrupt arrives: a wakeup IPI (or, for a polling CPU, the waker's
-// write to its need_resched flag), the tick if it was kept, a timer of a
+// interrupt arrives: a wakeup IPI (or, for a CPU in POLL or MWAIT, which
+// waits with TIF_POLLING_NRFLAG set, the waker's store to its need_resched
+// flag), the tick if it was kept, a timer of a
 // task that slept on it, or the POLL state's own time limit. An interrupt
 // that brings no work sends it straight back through the governor, as
 // the idle loop does. The time it stayed, including the hardware exit, is
@@ -33,12 +34,14 @@ func (s *Sim) initIdle() {
 	s.idleStates = make([]cpuidle.State, n)
 	s.idleExitNS = make([]int64, n)
 	s.idleCoreLevel = make([]bool, n)
+	s.idleByStore = make([]bool, n)
 	for i := 0; i < n; i++ {
 		st := spec[i]
 		s.idleStates[i] = cpuidle.State{Name: st.Name, ExitLatencyUS: st.ExitLatencyUS,
 			TargetResidencyUS: st.TargetResidencyUS, Polling: st.Polling, Disabled: st.Disabled}
 		s.idleExitNS[i] = st.ExitNS()
 		s.idleCoreLevel[i] = st.CoreLevel
+		s.idleByStore[i] = st.WokenByStore()
 	}
 	s.shallowIdle = 0
 	for i, st := range s.idleStates {
@@ -199,29 +202,50 @@ func (s *Sim) disarmTimer(t *Task) {
 	t.timerCPU = -1
 }
 
-// polling reports whether idle CPU c spins in the POLL state: a waker only
-// sets its need_resched flag (set_nr_if_polling), no IPI is sent.
+// polling reports whether idle CPU c spins in the POLL state (what the
+// occupancy map draws as polling; wokenByStore also covers MWAIT).
 func (s *Sim) polling(c *cpu) bool {
 	return c.curr == nil && s.idleModel() && s.idleStates[c.cstate].Polling
 }
 
+// wokenByStore reports whether idle CPU c waits with TIF_POLLING_NRFLAG
+// set (POLL, or MWAIT on its thread flags): a waker's set_nr_and_not_polling
+// (kernel/sched/core.c) then only stores need_resched, sends no IPI, and
+// the store to the monitored line ends the wait.
+func (s *Sim) wokenByStore(c *cpu) bool {
+	return c.curr == nil && s.idleModel() && s.idleByStore[c.cstate]
+}
+
 // exitLatency is the measured time it takes idle CPU c to leave its state.
-// Core-level states (C3/C6, AMD CC6) are only reached when every sibling
-// is idle: while a sibling runs, the core is powered and the thread sits in
-// the shallowest physical state.
+// A core-level state (C3/C6, AMD CC6, POWER9 stop0 and deeper) is the
+// core's, and the core is only as deep as its shallowest thread: the core
+// C-state is the minimum of its threads' requested states (Intel SDM vol.
+// 3B, "Core C-states": a core enters the shallowest state its threads ask for).
+// While a sibling runs or polls, the core stays in C0 and the thread pays
+// the shallowest physical state's exit; while every sibling is idle, the
+// exit is that of the shallowest state any thread of the core is in.
 func (s *Sim) exitLatency(c *cpu) int64 {
 	if !s.idleModel() || c.curr != nil {
 		return 0
 	}
 	i := c.cstate
-	if s.idleCoreLevel[i] {
-		for _, id := range s.topo.CoreCPUs[c.core] {
-			if id != c.id && s.cpus[id].curr != nil {
-				return s.idleExitNS[s.shallowIdle]
-			}
+	if !s.idleCoreLevel[i] {
+		return s.idleExitNS[i]
+	}
+	exit := s.idleExitNS[i]
+	for _, id := range s.topo.CoreCPUs[c.core] {
+		if id == c.id {
+			continue
+		}
+		o := s.cpus[id]
+		if o.curr != nil || s.idleStates[o.cstate].Polling {
+			return s.idleExitNS[s.shallowIdle]
+		}
+		if !s.idleCoreLevel[o.cstate] {
+			exit = min(exit, s.idleExitNS[o.cstate])
 		}
 	}
-	return s.idleExitNS[i]
+	return exit
 }
 
 // declaredExitUS is the exit latency the driver declares for c's state
@@ -235,11 +259,12 @@ func (s *Sim) declaredExitUS(c *cpu) int64 {
 
 // idleWakeDelay is how long after a waker's action idle CPU c starts
 // running the scheduler: the IPI's delivery plus the state's exit, or for
-// a polling CPU the time its need_resched line takes to move from the
-// waker (from) to it.
+// a CPU woken by the store (POLL, MWAIT) the time its need_resched line
+// takes to move from the waker (from) to it plus the state's exit (0 for
+// POLL).
 func (s *Sim) idleWakeDelay(c *cpu, from int) int64 {
-	if s.polling(c) {
-		return s.lineXfer(from, c.id)
+	if s.wokenByStore(c) {
+		return s.lineXfer(from, c.id) + s.exitLatency(c)
 	}
 	return s.k.Get(knob.IPINS) + s.exitLatency(c)
 }

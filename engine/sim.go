@@ -78,8 +78,11 @@ type Sim struct {
 	idleStates    []cpuidle.State
 	idleExitNS    []int64
 	idleCoreLevel []bool
-	shallowIdle   int
-	noCpuidle     bool // the machine has no cpuidle driver
+	// idleByStore[i]: a CPU in state i has TIF_POLLING_NRFLAG set (POLL,
+	// MWAIT), so a waker's store to need_resched wakes it without an IPI.
+	idleByStore []bool
+	shallowIdle int
+	noCpuidle   bool // the machine has no cpuidle driver
 
 	// Cache-line transfer costs by machine.Distance, and an LLC hit.
 	lineCost [5]int64

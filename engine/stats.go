@@ -54,7 +54,7 @@ type Stats struct {
 	idleResidencyNS []int64  // per registered idle state: time spent
 	pinnedWakeups   int64    // wakeups of single-CPU tasks (no select_task_rq_fair)
 	ipisSent        int64    // reschedule IPIs sent by wakers
-	pollWakeups     int64    // wakeups of polling idle CPUs (no IPI)
+	pollWakeups     int64    // wakeups of idle CPUs by the store alone (POLL, MWAIT: no IPI)
 	queuedWakeups   int64    // TTWU_QUEUE wakeups (cross-LLC, via wake_list)
 	ipiSaved        int64    // wake_list adds riding on an IPI already sent
 	refillNS        [5]int64 // cache refill work owed after migrations, by distance
@@ -274,7 +274,8 @@ type HardwareStats struct {
 	// enter select_task_rq_fair.
 	PinnedWakeups int64 `json:"pinned_wakeups"`
 	IPIsSent      int64 `json:"ipis_sent"`
-	// PollWakeups reached a polling idle CPU without an IPI.
+	// PollWakeups reached an idle CPU waiting with polling set (POLL or
+	// MWAIT) by the store to its need_resched flag, without an IPI.
 	PollWakeups int64 `json:"poll_wakeups"`
 	// QueuedWakeups went through a remote wake_list (TTWU_QUEUE);
 	// IPIsSaved of them found the list non-empty and sent no IPI.

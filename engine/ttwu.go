@@ -15,10 +15,12 @@ import "schedplay/engine/knob"
 //   - Same LLC (or the waker's own CPU): the waker enqueues under the
 //     remote rq lock (paying the lock/runqueue line transfer and
 //     enqueue_ns) and, if the target must reschedule, sends an IPI — unless
-//     the target is polling, when setting its need_resched flag is enough.
+//     the target waits with polling set (POLL, MWAIT), when storing its
+//     need_resched flag is enough (set_nr_and_not_polling).
 //   - Other LLC (TTWU_QUEUE): the waker only adds the task to the target's
 //     wake_list and sends an IPI if the list was empty (a second wakeup
-//     rides on the first IPI) and the target does not poll. The target
+//     rides on the first IPI) and the target does not wait with polling set
+//     (set_nr_if_polling). The target
 //     enqueues the whole list in scheduler_ipi, paying enqueue_ns each.
 //     From v6.0 (eras 6.1, 6.6: coreRules.wakeListIdle) a same-LLC target
 //     with nothing on its runqueue is queued the same way.
@@ -73,14 +75,15 @@ func (s *Sim) ttwuQueue(p *Task, c *cpu, from int, stamp, delay int64) int64 {
 }
 
 // notify makes c run the scheduler after a waker on CPU from set its
-// need_resched (at time at): a polling idle CPU sees the flag's line move;
-// any other CPU gets a reschedule IPI, which costs the sender ipi_send_ns
-// and arrives ipi_ns later, after which an idle CPU still has to leave its
-// state. It returns the sender's cost.
+// need_resched (at time at): an idle CPU waiting with polling set (POLL,
+// MWAIT) sees the flag's line move and leaves its state; any other CPU
+// gets a reschedule IPI, which costs the sender ipi_send_ns and arrives
+// ipi_ns later, after which an idle CPU still has to leave its state. It
+// returns the sender's cost.
 func (s *Sim) notify(c *cpu, from int, at int64, idle bool) int64 {
-	if idle && s.polling(c) {
+	if idle && s.wokenByStore(c) {
 		s.stats.pollWakeups++
-		s.kick(c, at+s.lineXfer(from, c.id))
+		s.kick(c, at+s.lineXfer(from, c.id)+s.exitLatency(c))
 		return 0
 	}
 	send := s.k.Get(knob.IPISendNS)

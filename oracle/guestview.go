@@ -220,12 +220,19 @@ func (v *GuestView) withIdle(spec *machine.Spec) (*machine.Spec, string) {
 	sp := *spec
 	var states []machine.IdleState
 	for _, st := range v.IdleStates {
-		states = append(states, machine.IdleState{Name: st.Name, ExitLatencyUS: st.ExitLatencyUS, TargetResidencyUS: st.ResidencyUS,
-			Polling: st.Name == "POLL", Disabled: st.Disabled})
+		// The guest view carries no desc: states other than POLL are
+		// taken as interrupt-driven ("", as HLT). The TCG guests booted
+		// here have no cpuidle driver at all (the HLT branch below).
+		s := machine.IdleState{Name: st.Name, ExitLatencyUS: st.ExitLatencyUS, TargetResidencyUS: st.ResidencyUS,
+			Polling: st.Name == "POLL", Disabled: st.Disabled}
+		if s.Polling {
+			s.Entry = machine.EntryPoll
+		}
+		states = append(states, s)
 	}
 	if v.IdleDriver == "" || v.IdleDriver == "none" || len(states) == 0 {
 		sp.IdleDriver = machine.IdleDriverNone
-		sp.IdleStates = []machine.IdleState{{Name: "HLT"}}
+		sp.IdleStates = []machine.IdleState{{Name: "HLT", Entry: machine.EntryHLT}}
 		return &sp, "idle: no cpuidle driver in the guest: default_idle (HLT) in the simulation too"
 	}
 	sp.IdleDriver, sp.IdleStates = "", states

@@ -94,7 +94,7 @@ func (st *State) SetMachine(name string, custom *machine.Spec) {
 const StoryText = "Both arms run schbench's 44 workers on one socket of a 2-socket Intel box " +
 	"(44 CPUs, one last-level cache) with the 2019 patch: a bounded, rotating select_idle_cpu. " +
 	"Arm A keeps SIS_CORE on (look for a fully idle core first); arm B turns it off. " +
-	"Within a fraction of a simulated second, B's p99 wakeup latency jumps from under 100 µs to about 12 ms: " +
+	"Within a few simulated seconds (by 2 s at this seed), B's p99 wakeup latency jumps from under 100 µs to about 12 ms: " +
 	"the short scan lands wakeups on busy SMT siblings, where they wait a whole time slice. " +
 	"Press \"Step one wakeup\" to see one decision: the stages tried and every CPU probed."
 

@@ -45,7 +45,7 @@ func writeText(w io.Writer, cfg scenario.Config, r *scenario.Result) {
 		idle = append(idle, fmt.Sprintf("%s %.1f%% (%d entries)", st.Name, st.ResidencyPct, st.Entries))
 	}
 	fmt.Fprintf(w, "idle states (share of all CPU time): %s\n", strings.Join(idle, ", "))
-	fmt.Fprintf(w, "wakeup delivery: %d IPIs sent, %d polling CPUs woken without one, %d via wake_list (%d rode on an earlier IPI), %d pinned wakeups (no select_task_rq_fair)\n",
+	fmt.Fprintf(w, "wakeup delivery: %d IPIs sent, %d idle CPUs woken without one (POLL or MWAIT: the store to need_resched), %d via wake_list (%d rode on an earlier IPI), %d pinned wakeups (no select_task_rq_fair)\n",
 		h.IPIsSent, h.PollWakeups, h.QueuedWakeups, h.IPIsSaved, h.PinnedWakeups)
 	b := r.Balance
 	fmt.Fprintf(w, "load balance: %d passes, %d tasks moved, %d active balances; %d context switches\n", b.Calls, b.Moved, b.ActiveBalances, b.CtxSwitches)

@@ -229,7 +229,7 @@ var table = [numKnobs]Def{
 	SRQLockNS: {Name: "srq_lock_ns", Kind: Int, Group: Cost, Default: 150, Min: 0, Max: 100 * us, Unit: "ns",
 		Doc: "SHARED_RUNQ: how long one push or pop holds its shard's spinlock (lock line transfer plus list update); waiters spin and pay the wait"},
 	IPISendNS: {Name: "ipi_send_ns", Kind: Int, Group: Cost, Default: 300, Min: 0, Max: 1 * ms, Unit: "ns",
-		Doc: "waker CPU time to send a reschedule IPI (smp_send_reschedule: x2APIC ICR write); not paid for a polling idle target (set_nr_if_polling)"},
+		Doc: "waker CPU time to send a reschedule IPI (smp_send_reschedule: x2APIC ICR write); not paid for an idle target that waits with polling set (POLL, MWAIT: set_nr_and_not_polling)"},
 	EnqueueNS: {Name: "enqueue_ns", Kind: Int, Group: Cost, Default: 500, Min: 0, Max: 1 * ms, Unit: "ns",
 		Doc: "ttwu_do_activate (enqueue_task_fair, PELT update, check_preempt_curr): paid by the waker for a same-LLC target, by the target in scheduler_ipi for a queued cross-LLC wakeup"},
 	LineSMTNS: {Name: "line_smt_ns", Kind: Int, Group: Cost, Default: 10, Min: 0, Max: 100 * us, Unit: "ns",

@@ -7,6 +7,8 @@ package machine
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 )
 
 // Limits on machine size. They keep a hostile share link or preset from
@@ -94,6 +96,48 @@ type IdleState struct {
 	// sibling idle: while a sibling runs, the core stays powered and a
 	// wakeup pays only the shallowest non-polling state's exit.
 	CoreLevel bool `json:"core_level"`
+	// Entry is how the CPU enters the state, which decides how a waker
+	// reaches it (one of the Entry* constants; "" is EntryHLT's rule, the
+	// safe default for a custom machine).
+	Entry string `json:"entry"`
+}
+
+// How a CPU enters an idle state. What matters to the scheduler is whether
+// the idle CPU has TIF_POLLING_NRFLAG set while in the state: then a
+// waker's set_nr_and_not_polling (kernel/sched/core.c) only stores to the
+// CPU's thread flags and sends no IPI, and the store itself ends the wait.
+const (
+	// EntryPoll is the POLL state (poll_idle, drivers/cpuidle/poll_state.c):
+	// a loop on need_resched with polling set.
+	EntryPoll = "poll"
+	// EntryMWAIT is MONITOR/MWAIT on the thread flags: intel_idle's states
+	// and ACPI FFH states (acpi_processor_ffh_cstate_enter) both end in
+	// mwait_idle_with_hints (arch/x86/include/asm/mwait.h), which sets
+	// polling with current_set_polling_and_test before MONITOR, so the
+	// waker's store to the monitored line wakes the CPU without an IPI.
+	EntryMWAIT = "mwait"
+	// EntryHLT is HLT (default_idle, ACPI "C1 HLT"): polling is cleared
+	// (call_cpuidle's current_clr_polling_and_test), only an interrupt
+	// wakes the CPU.
+	EntryHLT = "hlt"
+	// EntryIOPort is an ACPI SYSTEM_IO state (acpi_idle_do_entry's inb of
+	// the P_LVL port): interrupt-driven, as HLT.
+	EntryIOPort = "io"
+	// EntryStop is POWER9's stop instruction (cpuidle-powernv stop_loop):
+	// interrupt-driven (a doorbell), as HLT.
+	EntryStop = "stop"
+	// EntryYield is a hypervisor yield (sun4v cpu_yield): interrupt-driven.
+	EntryYield = "yield"
+)
+
+// Entries lists the allowed Entry values.
+var Entries = []string{EntryPoll, EntryMWAIT, EntryHLT, EntryIOPort, EntryStop, EntryYield}
+
+// WokenByStore reports whether a waker reaches a CPU in this state by the
+// store to its need_resched flag alone (POLL and MWAIT states), with no
+// IPI.
+func (st IdleState) WokenByStore() bool {
+	return st.Polling || st.Entry == EntryPoll || st.Entry == EntryMWAIT
 }
 
 // ExitNS is the time a wakeup from the state really costs.
@@ -222,6 +266,12 @@ func (s *Spec) Validate() error {
 		}
 		if st.Polling && (i != 0 || st.ExitLatencyUS != 0 || st.TargetResidencyUS != 0) {
 			return &FieldError{f + ".polling", st.Name, "only the first state may poll, with exit latency and target residency 0 (the kernel's POLL state)"}
+		}
+		if st.Entry != "" && !slices.Contains(Entries, st.Entry) {
+			return &FieldError{f + ".entry", fmt.Sprintf("%q", st.Entry), strings.Join(Entries, ", ") + ` or "" (interrupt-driven, as hlt)`}
+		}
+		if (st.Entry == EntryPoll) != st.Polling && st.Entry != "" {
+			return &FieldError{f + ".entry", fmt.Sprintf("%q", st.Entry), `"poll" exactly for the polling state (polling: true)`}
 		}
 		if i > 0 && (st.ExitLatencyUS < s.IdleStates[i-1].ExitLatencyUS || st.TargetResidencyUS < s.IdleStates[i-1].TargetResidencyUS) {
 			return &FieldError{f, st.Name, "states ordered shallowest first (exit latency and target residency non-decreasing)"}
