@@ -399,7 +399,12 @@ func (s *Sim) startAction(c *cpu, t *Task) bool {
 		p.waking = true // TASK_WAKING: claimed by this waker
 		d := s.class.selectTaskRq(p, c.id, t, a.Sync)
 		t.wakeTarget = d.Chosen
-		s.claimWake(s.cpus[d.Chosen])
+		// The choice is not a claim: idle_cpu() (v5.2 kernel/sched/core.c)
+		// reads rq->curr, nr_running and the wake_list, and none of them
+		// changes until this waker reaches ttwu_queue after paying for
+		// the rest of try_to_wake_up (finishWake). Until then another
+		// waker's search still sees the CPU idle and may choose it too.
+		t.wakeOnIdle = s.cpus[d.Chosen].idle()
 		t.actActive = true
 		t.wakeQueued = false
 		// First part: try_to_wake_up up to ttwu_queue, with the search.
@@ -418,7 +423,12 @@ func (s *Sim) startAction(c *cpu, t *Task) bool {
 
 // finishWake runs ttwu_queue for the wakee chosen when the wake started,
 // now that the waker has paid for the decision; it returns the waker's
-// cost of this second part.
+// cost of this second part. Only now does the target stop looking idle:
+// ttwu_queue → ttwu_do_activate raises nr_running under its rq lock (same
+// LLC), or ttwu_queue_remote's llist_add fills its wake_list (v5.2
+// kernel/sched/core.c; 6.x: ttwu_queue_wakelist sets rq->ttwu_pending,
+// which idle_cpu() also reads). A target some other wakeup, pull or task
+// took in the window since the decision gets the wakee anyway: it stacks.
 func (s *Sim) finishWake(c *cpu, t *Task) int64 {
 	p := s.tasks[t.act.Target]
 	stamp := t.act.Stamp
@@ -426,7 +436,12 @@ func (s *Sim) finishWake(c *cpu, t *Task) int64 {
 		stamp = s.now
 	}
 	s.o1Wake.sync = t.act.Sync
-	cost := s.ttwuQueue(p, s.cpus[t.wakeTarget], c.id, stamp, 0)
+	target := s.cpus[t.wakeTarget]
+	if t.wakeOnIdle && !target.idle() {
+		s.stats.stackedWakeups++
+	}
+	s.claimWake(target)
+	cost := s.ttwuQueue(p, target, c.id, stamp, 0)
 	s.o1Wake.sync = false
 	return cost
 }

@@ -198,9 +198,9 @@ func TestCoreExitIsTheShallowestSiblings(t *testing.T) {
 	sib.curr = nil
 }
 
-// From its decision on, a wakeup makes the chosen CPU non-idle to every
-// other searcher: a same-LLC waker because it is about to lock that
-// runqueue and enqueue, a cross-LLC one because the task sits on the
+// Once the waker reaches ttwu_queue (claimWake), the chosen CPU is non-idle
+// to every other searcher: a same-LLC waker because it is about to lock
+// that runqueue and enqueue, a cross-LLC one because the task sits on the
 // CPU's wake_list (idle_cpu() checks it) until the IPI arrives.
 func TestWakeupClaimsChosenCPU(t *testing.T) {
 	// 4 cores, LLCs of 2: CPUs 0-1 and 2-3.
@@ -214,7 +214,7 @@ func TestWakeupClaimsChosenCPU(t *testing.T) {
 	}
 	s.claimWake(s.cpus[1])
 	if s.cpus[1].idle() {
-		t.Fatal("CPU 1 still looks idle after the decision")
+		t.Fatal("CPU 1 still looks idle once the waker is at ttwu_queue")
 	}
 	q := sleeper(s, "q", 1)
 	if d := s.class.selectTaskRq(q, 0, s.cpus[0].idleTask, false); d.Chosen == 1 {
@@ -251,6 +251,31 @@ func TestWakeupClaimsChosenCPU(t *testing.T) {
 	h := s.Hardware()
 	if h.QueuedWakeups != 1 || h.IPIsSent != 2 {
 		t.Fatalf("%d queued wakeups, %d IPIs; want 1 and 2 (one per idle target)", h.QueuedWakeups, h.IPIsSent)
+	}
+}
+
+// Two wakers whose decisions fall within each other's window (the search
+// and the rest of try_to_wake_up before ttwu_queue) both see the wakees'
+// idle prev CPU as idle, choose it, and stack there: idle_cpu() does not
+// change until the first one enqueues.
+func TestWakersWithinTheWindowStack(t *testing.T) {
+	s := newSim(t, smallSpec(1, 4, 1, 4, "interleaved"), 1)
+	p, q := sleeper(s, "p", 3), sleeper(s, "q", 3)
+	w := s.AddWorkload("wakers", "test")
+	for i, wakee := range []*Task{p, q} {
+		woke := false
+		spawnOn(t, s, w, "waker", i, 0, ProgramFunc(func(*Ctx) Action {
+			if woke {
+				return Block()
+			}
+			woke = true
+			return Wake(wakee.ID, false)
+		}))
+	}
+	s.RunUntil(50 * Microsecond)
+	h := s.Hardware()
+	if p.cpu != 3 || q.cpu != 3 || h.StackedWakeups != 1 {
+		t.Fatalf("wakees on CPUs %d and %d, %d stacked; want both on their idle prev 3, one stacked", p.cpu, q.cpu, h.StackedWakeups)
 	}
 }
 

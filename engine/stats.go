@@ -57,6 +57,7 @@ type Stats struct {
 	pollWakeups     int64    // wakeups of idle CPUs by the store alone (POLL, MWAIT: no IPI)
 	queuedWakeups   int64    // TTWU_QUEUE wakeups (cross-LLC, via wake_list)
 	ipiSaved        int64    // wake_list adds riding on an IPI already sent
+	stackedWakeups  int64    // chosen idle, no longer idle at the enqueue (the race window)
 	refillNS        [5]int64 // cache refill work owed after migrations, by distance
 }
 
@@ -281,6 +282,10 @@ type HardwareStats struct {
 	// IPIsSaved of them found the list non-empty and sent no IPI.
 	QueuedWakeups int64 `json:"queued_wakeups"`
 	IPIsSaved     int64 `json:"ipis_saved"`
+	// StackedWakeups chose a CPU that was idle at the decision and was no
+	// longer idle when the waker reached its enqueue (another wakeup, a
+	// pull or a timer took it in between): v5.2's idle_cpu() race.
+	StackedWakeups int64 `json:"stacked_wakeups"`
 	// CacheRefillUS is the refill work owed after migrations, by distance.
 	CacheRefillUS MigrationStats `json:"cache_refill_us"`
 }
@@ -298,7 +303,7 @@ type IdleStateStats struct {
 func (s *Sim) Hardware() HardwareStats {
 	st := &s.stats
 	out := HardwareStats{PinnedWakeups: st.pinnedWakeups, IPIsSent: st.ipisSent, PollWakeups: st.pollWakeups,
-		QueuedWakeups: st.queuedWakeups, IPIsSaved: st.ipiSaved}
+		QueuedWakeups: st.queuedWakeups, IPIsSaved: st.ipiSaved, StackedWakeups: st.stackedWakeups}
 	total := float64(s.now) * float64(len(s.cpus))
 	for i, st2 := range s.idleStates {
 		res := st.idleResidencyNS[i]

@@ -252,6 +252,7 @@ type Task struct {
 	penaltyLeft int64 // cache-refill work owed after a migration
 	waking      bool  // a waker has chosen a CPU and is paying for the wakeup
 	wakeTarget  int   // ActWake: the CPU chosen at decision time
+	wakeOnIdle  bool  // ActWake: that CPU was idle when chosen
 	wakeQueued  bool  // ActWake: ttwu_queue done, the waker pays its second part
 	wakeStamp   int64 // on a wake_list: where its wakeup latency starts
 	sleepTimer  bool  // the task's timer slot is a sleep (vs an activation)

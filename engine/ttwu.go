@@ -6,12 +6,16 @@ import "schedplay/engine/knob"
 // ttwu_queue, ttwu_queue_remote, sched_ttwu_pending, scheduler_ipi,
 // resched_curr; Linux 5.2.1 at fc4ec72d):
 //
-//   - The decision claims the chosen CPU at once (claimWake): from then on
-//     idle_cpu() is false for every other searcher, because a same-LLC
-//     waker is about to take that runqueue's lock and enqueue, and a
-//     cross-LLC waker is about to put the task on its wake_list, which
-//     idle_cpu() also checks. Two wakers can still pick the same idle CPU
-//     if both probed it before either claimed it, as in the kernel.
+//   - The decision does not claim the chosen CPU. idle_cpu() reads only
+//     rq->curr, nr_running and the wake_list, which change when the waker
+//     reaches ttwu_queue after the rest of its try_to_wake_up path (its
+//     search, wake_ns): the same-LLC enqueue under the target's rq lock
+//     (ttwu_do_activate) or the cross-LLC llist_add of ttwu_queue_remote.
+//     A task waking up (finishWake) claims the CPU there (claimWake);
+//     until then every other searcher still sees it idle, so two wakers
+//     in that window stack on one CPU (HardwareStats.StackedWakeups).
+//     A timer interrupt's wakeup (timerWakeup) runs its path in one event
+//     and claims at its decision.
 //   - Same LLC (or the waker's own CPU): the waker enqueues under the
 //     remote rq lock (paying the lock/runqueue line transfer and
 //     enqueue_ns) and, if the target must reschedule, sends an IPI — unless
@@ -25,8 +29,8 @@ import "schedplay/engine/knob"
 //     From v6.0 (eras 6.1, 6.6: coreRules.wakeListIdle) a same-LLC target
 //     with nothing on its runqueue is queued the same way.
 
-// claimWake marks c as receiving a wakeup (its rq lock taken, or its
-// wake_list about to be non-empty).
+// claimWake marks c as receiving a wakeup: the waker is at ttwu_queue,
+// about to enqueue under c's rq lock or to fill its wake_list.
 func (s *Sim) claimWake(c *cpu) { c.wakePending++ }
 
 // ttwuQueue completes a wakeup of p claimed on c by a waker on CPU from.
