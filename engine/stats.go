@@ -44,7 +44,7 @@ type Stats struct {
 	srqLockHoldNS              int64
 	srqContended, srqLineXfers int64
 	srqHeadBlocked             int64
-	numaMigrations             int64
+	numaMigrations, numaSwaps  int64
 
 	// Placements made by select_idle_cpu, per CPU (spread of the search).
 	sisPlacements []int64

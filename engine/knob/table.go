@@ -141,7 +141,7 @@ var table = [numKnobs]Def{
 	SRQ_OVERLOAD: {Name: "SRQ_OVERLOAD", Kind: Bool, Group: Feature, Default: 0, Max: 1,
 		Doc: "SHARED_RUNQ: pull only while the root domain is overloaded, and skip shards whose overload flag (set when one of its runqueues reaches 2 tasks, cleared when found empty) is clear — K Prateek Nayak"},
 	NUMA_BALANCING: {Name: "NUMA_BALANCING", Kind: Bool, Group: Feature, Default: 1, Max: 1,
-		Doc: "automatic NUMA balancing (kernel.numa_balancing=1, on by default on RHEL/OL 2-socket servers in 2019): a task off its memory's node moves to a free CPU there; the balancer resists moving it away"},
+		Doc: "automatic NUMA balancing (kernel.numa_balancing=1, on by default on RHEL/OL 2-socket servers in 2019): a task off its memory's node moves to a CPU there (idle, or busy when the load allows) or swaps with a task misplaced the other way (v5.2 task_numa_compare); the balancer resists moving it away"},
 	WA_IDLE: {Name: "WA_IDLE", Kind: Bool, Group: Feature, Default: 1, Max: 1,
 		Doc: "wake_affine: prefer an idle waker CPU sharing cache with prev, or the waker's CPU on a sync wakeup with one task running — kernel"},
 	WA_WEIGHT: {Name: "WA_WEIGHT", Kind: Bool, Group: Feature, Default: 1, Max: 1,
