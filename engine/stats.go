@@ -204,6 +204,10 @@ type BalanceStats struct {
 	MovedLoad int64 `json:"moved_migrate_load,omitempty"`
 	MovedUtil int64 `json:"moved_migrate_util,omitempty"`
 	MovedTask int64 `json:"moved_migrate_task,omitempty"`
+	// NUMA balancing (task_numa_migrate): tasks moved to their memory's
+	// node (migrate_task_to) and pairs swapped (migrate_swap).
+	NUMAMoves int64 `json:"numa_moves"`
+	NUMASwaps int64 `json:"numa_swaps"`
 }
 
 // Balance returns load-balancer counters.
@@ -212,7 +216,8 @@ func (s *Sim) Balance() BalanceStats {
 	m := &s.lb.s66
 	return BalanceStats{Calls: st.lbCalls, Moved: st.lbMoved, HotSkipped: st.lbHotSkipped, ActiveBalances: st.activeBalances, CtxSwitches: st.ctxSwitches,
 		ImbLoad: m.imb[migrateLoad], ImbUtil: m.imb[migrateUtil], ImbTask: m.imb[migrateTask],
-		MovedLoad: m.moved[migrateLoad], MovedUtil: m.moved[migrateUtil], MovedTask: m.moved[migrateTask]}
+		MovedLoad: m.moved[migrateLoad], MovedUtil: m.moved[migrateUtil], MovedTask: m.moved[migrateTask],
+		NUMAMoves: st.numaMigrations, NUMASwaps: st.numaSwaps}
 }
 
 // CPUBusyPct returns each CPU's busy time as a percentage of elapsed time.

@@ -50,6 +50,9 @@ func writeText(w io.Writer, cfg scenario.Config, r *scenario.Result) {
 	fmt.Fprintf(w, "  stacked: %d wakeups chose an idle CPU that was taken by the time they enqueued (the idle_cpu() race window)\n", h.StackedWakeups)
 	b := r.Balance
 	fmt.Fprintf(w, "load balance: %d passes, %d tasks moved, %d active balances; %d context switches\n", b.Calls, b.Moved, b.ActiveBalances, b.CtxSwitches)
+	if b.NUMAMoves+b.NUMASwaps > 0 {
+		fmt.Fprintf(w, "  NUMA balancing: %d tasks moved to their memory's node, %d pairs swapped\n", b.NUMAMoves, b.NUMASwaps)
+	}
 	if b.ImbLoad+b.ImbUtil+b.ImbTask > 0 {
 		fmt.Fprintf(w, "  by migration type (imbalances found / tasks moved): load %d/%d, util %d/%d, task %d/%d\n",
 			b.ImbLoad, b.MovedLoad, b.ImbUtil, b.MovedUtil, b.ImbTask, b.MovedTask)
