@@ -58,7 +58,7 @@ func (s *Sim) initIdle() {
 		kind = cpuidle.KindNone
 	}
 	for _, c := range s.cpus {
-		c.gov = cpuidle.New(kind, nohzMaxSleepNS/Microsecond)
+		c.gov = cpuidle.New(kind, s.rules.menu, nohzMaxSleepNS/Microsecond)
 		c.lastAcct = 0
 		// At t=0 every CPU is idle, as on a machine that has been up
 		// for a while with nothing to do.
