@@ -39,10 +39,14 @@ type cpu struct {
 	cstate       int   // registered idle state chosen at the last selection
 	stateEntered int64 // when that selection was made
 	tickStopped  bool  // NOHZ: the tick is stopped for this idle period
-	pollLimitAt  int64 // POLL's time limit, 0 when not polling
-	reflected    bool  // the governor has been told how the period ended
-	idleTask     *Task // stands in for `current` when the CPU is idle
-	timers       []TaskID
+	// nohzIdle is rq->nohz_tick_stopped, the CPU's bit in
+	// nohz.idle_cpus_mask: set when an idle period stops the tick, cleared
+	// only at the CPU's first busy tick (balance_idle.go).
+	nohzIdle    bool
+	pollLimitAt int64 // POLL's time limit, 0 when not polling
+	reflected   bool  // the governor has been told how the period ended
+	idleTask    *Task // stands in for `current` when the CPU is idle
+	timers      []TaskID
 
 	// The wakeup race (ttwu): wakeups decided for this CPU and not yet
 	// enqueued — a same-LLC waker between its decision and the enqueue

@@ -83,6 +83,7 @@ func (s *Sim) selectIdleState(c *cpu, tickStopped bool) {
 	c.reflected = false
 	if !s.idleModel() {
 		c.cstate, c.tickStopped = 0, true
+		s.nohzEnterIdle(c)
 		return
 	}
 	nextTick := (s.now/s.tickNS + 1) * s.tickNS
@@ -103,6 +104,10 @@ func (s *Sim) selectIdleState(c *cpu, tickStopped bool) {
 	idx, stop := c.gov.Select(s.idleStates, in)
 	c.cstate = idx
 	c.tickStopped = tickStopped || stop
+	if c.tickStopped && !tickStopped {
+		// tick_nohz_idle_stop_tick: the tick stops in this idle period.
+		s.nohzEnterIdle(c)
+	}
 	s.stats.idleEntries[idx]++
 	wake := farFuture
 	if !c.tickStopped {

@@ -113,6 +113,7 @@ type Sim struct {
 	srqBusy       []int64      // SHARED_RUNQ: per CPU, until when shard-lock work occupies it
 	overloaded    bool         // root_domain->overload
 	nohzNext      int64        // nohz.next_balance
+	nohzNrCPUs    int          // nohz.nr_cpus: CPUs with nohzIdle set
 	lb            lbState      // load-balancer state and scratch (balance.go)
 	o1Wake        o1WakeCtx    // era 2.6-o1: how the wakeup being enqueued was issued
 
