@@ -154,6 +154,11 @@ func (s *Sim) onIdleInterrupt(c *cpu) {
 	}
 	s.reflectIdle(c, s.exitLatency(c), gotTick, pollLimit)
 	if gotTick {
+		// The tick is an hrtimer interrupt: sleep timers past their
+		// soft expiry fire with it.
+		s.inTimerIRQ = true
+		s.expireTimers(c)
+		s.inTimerIRQ = false
 		s.idleTick(c)
 		if c.curr != nil || c.nr > 0 || c.wakePending > 0 {
 			return // the idle balance found work: the CPU has left idle
