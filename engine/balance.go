@@ -133,6 +133,9 @@ func (s *Sim) onTick(c *cpu) {
 		}
 		s.nohzBalancerKick(c)
 	}
+	// The tick is an hrtimer interrupt: sleep timers past their soft
+	// expiry fire with it.
+	s.expireTimers(c)
 	if c.curr != nil && c.needResched && userPhase(c.curr) {
 		s.schedule(c)
 	}

@@ -366,7 +366,10 @@ func TestMaxIdleBalanceCostIsTheSumOfLevels(t *testing.T) {
 // passes; the task pulled onto CPU 1 starts only after CPU 0 reached it;
 // nohz.next_balance moves to the earliest next balance of the idle CPUs.
 func TestNohzIdleBalanceChargesTheKickedCPU(t *testing.T) {
-	s, _ := lbSetup(t, smallSpec(1, 4, 1, 4, machine.Interleaved), []lbHog{{cpu: 2}, {cpu: 2}})
+	// With idle states to go deep in, the idle CPUs stop their ticks and
+	// join nohz.idle_cpus_mask (menu keeps the tick of a CPU with a single
+	// state).
+	s, _ := lbSetup(t, withStates(smallSpec(1, 4, 1, 4, machine.Interleaved)), []lbHog{{cpu: 2}, {cpu: 2}})
 	cool(s, 2)
 	s.k.Set("LB_PERIODIC", "true")
 	busy, ilb := s.cpus[2], s.cpus[0]
@@ -454,5 +457,61 @@ func TestLoadBalancePassDoesNotAllocate(t *testing.T) {
 	})
 	if allocs != 0 || s.stats.lbCalls == 0 {
 		t.Fatalf("%v allocations per round of %d passes", allocs, len(c.domains()))
+	}
+}
+
+// find_new_ilb takes the first CPU of nohz.idle_cpus_mask that is idle,
+// and _nohz_idle_balance walks only that mask: an idle CPU whose governor
+// kept its tick (not in the mask: it balances itself at that tick) is
+// neither kicked nor walked. With no CPU in the mask (nohz.nr_cpus == 0)
+// nothing is kicked and nohz.next_balance stays; with only CPUs that are
+// busy again (their bit stays until their first busy tick), the jiffy's
+// kick is used up (next_balance++) but no IPI goes out.
+func TestNohzILBIsFirstTickStoppedCPU(t *testing.T) {
+	s, _ := lbSetup(t, withStates(smallSpec(1, 4, 1, 4, machine.Interleaved)), []lbHog{{cpu: 2}, {cpu: 2}})
+	cool(s, 2)
+	s.k.Set("LB_PERIODIC", "true")
+	busy := s.cpus[2]
+	busy.nextBalance = s.now + Second
+	for _, id := range []int{0, 1, 3} {
+		if !s.cpus[id].nohzIdle {
+			t.Fatalf("idle CPU %d with its tick stopped is not in nohz.idle_cpus_mask", id)
+		}
+	}
+	// CPUs 0 and 1 idle with their ticks kept: out of the mask. CPU 3
+	// stopped its tick and has woken since (its bit stays until its first
+	// busy tick): nr_cpus is 1, so the kick is due and uses up the jiffy,
+	// but no CPU of the mask is idle and no IPI goes out.
+	s.nohzExitIdle(s.cpus[0])
+	s.nohzExitIdle(s.cpus[1])
+	s.cpus[3].nr = 1
+	s.nohzNext = 0
+	s.nohzBalancerKick(busy)
+	s.cpus[3].nr = 0
+	if s.lb.nohzKicks != 0 || s.nohzNext != s.tickNS || s.cpus[0].balanceUntil > s.now {
+		t.Fatalf("busy CPU in the mask: kicks %d, next_balance %d: want no kick, next_balance %d", s.lb.nohzKicks, s.nohzNext, s.tickNS)
+	}
+	// Its busy tick takes it out; with the mask empty nothing is kicked
+	// and nohz.next_balance stays.
+	s.nohzBalancerKick(s.cpus[3])
+	s.nohzNext = 0
+	s.nohzBalancerKick(busy)
+	if s.cpus[3].nohzIdle || s.nohzNrCPUs != 0 || s.lb.nohzKicks != 0 || s.nohzNext != 0 {
+		t.Fatalf("empty mask: CPU 3 in it %v, nr_cpus %d, kicks %d, next_balance %d: want none, no kick",
+			s.cpus[3].nohzIdle, s.nohzNrCPUs, s.lb.nohzKicks, s.nohzNext)
+	}
+	// CPUs 1 and 3 stop their ticks, CPU 0 still keeps its own: CPU 1 is
+	// kicked, not CPU 0, and walks only CPU 3.
+	s.nohzEnterIdle(s.cpus[1])
+	s.nohzEnterIdle(s.cpus[3])
+	s.nohzBalancerKick(busy)
+	ilb := s.cpus[1]
+	pass := s.lbCost(s.cpus[1].domains()[0])
+	visit := s.k.Get(knob.LBCPUNS)
+	start := s.now + s.k.Get(knob.IPINS) + s.exitLatency(ilb)
+	want := start + visit + 2*pass // CPU 3, then CPU 1 for itself
+	if s.lb.nohzKicks != 1 || ilb.balanceUntil != want || s.cpus[0].balanceUntil > s.now {
+		t.Fatalf("kicks %d, CPU 1 busy until %d (want %d), CPU 0 busy until %d (want it not kicked)",
+			s.lb.nohzKicks, ilb.balanceUntil, want, s.cpus[0].balanceUntil)
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"schedplay/engine/cpuidle"
 	"schedplay/engine/machine"
 
 	"schedplay/engine/knob"
@@ -123,6 +124,11 @@ type coreRules struct {
 	// without it the idle loop halts in the shallowest state and keeps
 	// its tick (defaultIdle).
 	cpuidle bool
+	// menu: whose menu governor cpuidle_governor=menu runs: v5.2's, or
+	// 6.1's and 6.6's (nanoseconds, the 6.x state-0 and tick rules; 6.6
+	// also skips the timers below RESIDENCY_THRESHOLD_NS). engine/cpuidle
+	// menu6x.go lists the differences.
+	menu cpuidle.MenuVersion
 	// wakeListIdle: ttwu_queue_cond also puts a wakee on the wake list
 	// of a same-LLC target that runs nothing (nr_running == 0), which then
 	// enqueues it itself (v6.0, "sched: Remove the limitation of WF_ON_CPU
@@ -216,13 +222,13 @@ var eraDefs = map[knob.Era]eraDef{
 	// 6.1: CFS with the v6.x wakeup path and the v5.5+ balancer, each
 	// checked against Debian's linux-source-6.1 (6.1.172).
 	knob.Era61: {func(s *Sim) schedClass { return cfs{s} },
-		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, smtNiceSlices: true},
+		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu61, smtNiceSlices: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
 		}},
 	knob.Era66: {func(s *Sim) schedClass { return eevdfV66{s} },
-		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, smtNiceSlices: true},
+		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,

@@ -39,10 +39,14 @@ type cpu struct {
 	cstate       int   // registered idle state chosen at the last selection
 	stateEntered int64 // when that selection was made
 	tickStopped  bool  // NOHZ: the tick is stopped for this idle period
-	pollLimitAt  int64 // POLL's time limit, 0 when not polling
-	reflected    bool  // the governor has been told how the period ended
-	idleTask     *Task // stands in for `current` when the CPU is idle
-	timers       []TaskID
+	// nohzIdle is rq->nohz_tick_stopped, the CPU's bit in
+	// nohz.idle_cpus_mask: set when an idle period stops the tick, cleared
+	// only at the CPU's first busy tick (balance_idle.go).
+	nohzIdle    bool
+	pollLimitAt int64 // POLL's time limit, 0 when not polling
+	reflected   bool  // the governor has been told how the period ended
+	idleTask    *Task // stands in for `current` when the CPU is idle
+	timers      []TaskID
 
 	// The wakeup race (ttwu): wakeups decided for this CPU and not yet
 	// enqueued — a same-LLC waker between its decision and the enqueue
@@ -371,13 +375,14 @@ func (s *Sim) startAction(c *cpu, t *Task) bool {
 		t.actActive = true
 		t.spinUntil = s.now + max(0, a.NS)
 	case ActSleep:
-		slack := s.k.Get(knob.TimerSlackNS)
-		d := max(0, a.NS)
-		if slack > 0 {
-			d += s.rng.Int64N(slack + 1)
-		}
+		// hrtimer_nanosleep arms a range timer: soft expiry at the
+		// requested time, hard expiry timer_slack_ns later (every task
+		// here is SCHED_OTHER; an RT task's slack would be 0). The clock
+		// event is programmed for the hard expiry; a timer interrupt on
+		// this CPU between the two fires it early (expireTimers).
 		t.sleepTimer = true
-		s.q.schedule(s.taskSlot(t), s.now+d)
+		t.softExpiry = s.now + max(0, a.NS)
+		s.q.schedule(s.taskSlot(t), t.softExpiry+s.k.Get(knob.TimerSlackNS))
 		s.armTimer(c, t)
 		s.blockCurr(c, t)
 		return false
@@ -759,12 +764,59 @@ func (s *Sim) onPhaseEnd(c *cpu) {
 	s.continueTask(c)
 }
 
-// onTimer fires a sleeping task's timer.
+// onTimer fires a sleeping task's timer at its hard expiry: the timer
+// interrupt (hrtimer_interrupt) also runs every other timer of that CPU
+// whose soft expiry has passed (expireTimers).
 func (s *Sim) onTimer(t *Task) {
 	if t.state != TaskBlocked || !t.sleepTimer {
 		return
 	}
+	c := s.cpus[t.timerCPU]
+	idle := c.curr == nil
+	s.inTimerIRQ = true
+	s.fireTimer(t)
+	s.expireTimers(c)
+	s.inTimerIRQ = false
+	if idle && c.curr == nil && c.nr == 0 && c.wakePending == 0 {
+		// The wakees went elsewhere: the idle loop chooses again.
+		s.selectIdleState(c, c.tickStopped)
+	}
+}
+
+// fireTimer runs sleeping task t's timer callback (hrtimer_wakeup).
+func (s *Sim) fireTimer(t *Task) {
 	t.sleepTimer = false
 	s.disarmTimer(t)
 	s.timerWakeup(t)
+}
+
+// expireTimers is __hrtimer_run_queues at a timer interrupt on c (its
+// tick, or another timer's hard expiry): the queue is walked in hard-
+// expiry order (ties: task order) and each timer whose soft expiry has
+// passed fires; the walk stops at the first one whose soft expiry is
+// still ahead (kernel/time/hrtimer.c, v5.2 and 6.x alike). Reports
+// whether any fired.
+func (s *Sim) expireTimers(c *cpu) bool {
+	fired := false
+	for len(c.timers) > 0 {
+		var next *Task
+		var nextHard int64
+		for _, id := range c.timers {
+			t := s.tasks[id]
+			h := s.q.whenOf(s.taskSlot(t))
+			if next == nil || h < nextHard || (h == nextHard && t.ID < next.ID) {
+				next, nextHard = t, h
+			}
+		}
+		if next.softExpiry > s.now {
+			break
+		}
+		s.q.cancel(s.taskSlot(next))
+		was := s.inTimerIRQ
+		s.inTimerIRQ = true
+		s.fireTimer(next)
+		s.inTimerIRQ = was
+		fired = true
+	}
+	return fired
 }

@@ -58,7 +58,7 @@ func (s *Sim) initIdle() {
 		kind = cpuidle.KindNone
 	}
 	for _, c := range s.cpus {
-		c.gov = cpuidle.New(kind, nohzMaxSleepNS/Microsecond)
+		c.gov = cpuidle.New(kind, s.rules.menu, nohzMaxSleepNS/Microsecond)
 		c.lastAcct = 0
 		// At t=0 every CPU is idle, as on a machine that has been up
 		// for a while with nothing to do.
@@ -83,6 +83,7 @@ func (s *Sim) selectIdleState(c *cpu, tickStopped bool) {
 	c.reflected = false
 	if !s.idleModel() {
 		c.cstate, c.tickStopped = 0, true
+		s.nohzEnterIdle(c)
 		return
 	}
 	nextTick := (s.now/s.tickNS + 1) * s.tickNS
@@ -103,6 +104,10 @@ func (s *Sim) selectIdleState(c *cpu, tickStopped bool) {
 	idx, stop := c.gov.Select(s.idleStates, in)
 	c.cstate = idx
 	c.tickStopped = tickStopped || stop
+	if c.tickStopped && !tickStopped {
+		// tick_nohz_idle_stop_tick: the tick stops in this idle period.
+		s.nohzEnterIdle(c)
+	}
 	s.stats.idleEntries[idx]++
 	wake := farFuture
 	if !c.tickStopped {
@@ -149,6 +154,11 @@ func (s *Sim) onIdleInterrupt(c *cpu) {
 	}
 	s.reflectIdle(c, s.exitLatency(c), gotTick, pollLimit)
 	if gotTick {
+		// The tick is an hrtimer interrupt: sleep timers past their
+		// soft expiry fire with it.
+		s.inTimerIRQ = true
+		s.expireTimers(c)
+		s.inTimerIRQ = false
 		s.idleTick(c)
 		if c.curr != nil || c.nr > 0 || c.wakePending > 0 {
 			return // the idle balance found work: the CPU has left idle

@@ -25,7 +25,11 @@ func (s *Sim) CheckInvariants() error {
 		runningOn[i] = -1
 	}
 	var busyTotal, execTotal int64
+	nohzNr := 0
 	for _, c := range s.cpus {
+		if c.nohzIdle {
+			nohzNr++
+		}
 		nr := len(c.tree)
 		var w int64
 		for _, t := range c.tree {
@@ -69,6 +73,9 @@ func (s *Sim) CheckInvariants() error {
 			return fmt.Errorf("cpu %d: busy %d + idle %d != elapsed %d", c.id, c.busyNS, c.idleNS, s.now)
 		}
 		busyTotal += c.busyNS
+	}
+	if nohzNr != s.nohzNrCPUs {
+		return fmt.Errorf("nohz.nr_cpus %d, but %d CPUs in nohz.idle_cpus_mask", s.nohzNrCPUs, nohzNr)
 	}
 	for _, t := range s.tasks {
 		execTotal += t.sumExec

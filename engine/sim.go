@@ -61,7 +61,7 @@ type Sim struct {
 	tasks     []*Task
 	workloads []*workload
 	q         eventQueue
-	rng       *rand.Rand // engine stream (timer slack)
+	rng       *rand.Rand // engine stream (unused since timer slack is the hrtimer range rule)
 
 	// Scaled tunables (kernel-reference.md §2.3).
 	latencyNS    int64
@@ -113,6 +113,8 @@ type Sim struct {
 	srqBusy       []int64      // SHARED_RUNQ: per CPU, until when shard-lock work occupies it
 	overloaded    bool         // root_domain->overload
 	nohzNext      int64        // nohz.next_balance
+	nohzNrCPUs    int          // nohz.nr_cpus: CPUs with nohzIdle set
+	inTimerIRQ    bool         // inside a timer interrupt's run of the hrtimer queue
 	lb            lbState      // load-balancer state and scratch (balance.go)
 	o1Wake        o1WakeCtx    // era 2.6-o1: how the wakeup being enqueued was issued
 

@@ -256,6 +256,7 @@ type Task struct {
 	wakeQueued  bool  // ActWake: ttwu_queue done, the waker pays its second part
 	wakeStamp   int64 // on a wake_list: where its wakeup latency starts
 	sleepTimer  bool  // the task's timer slot is a sleep (vs an activation)
+	softExpiry  int64 // the sleep timer's soft expiry (its slot holds the hard one)
 	timerCPU    int   // CPU whose timer base holds the sleep timer, -1 none
 	nrAllowed   int   // p->nr_cpus_allowed
 

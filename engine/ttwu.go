@@ -185,8 +185,9 @@ func (s *Sim) timerWakeup(t *Task) {
 	switch {
 	case !idle:
 		s.steal(wc, cost)
-	case wc.curr == nil && wc.nr == 0 && wc.wakePending == 0:
-		// The wakee went elsewhere: the idle loop chooses again.
+	case wc.curr == nil && wc.nr == 0 && wc.wakePending == 0 && !s.inTimerIRQ:
+		// The wakee went elsewhere: the idle loop chooses again (after
+		// the whole interrupt, when inside one: its caller does).
 		s.selectIdleState(wc, wc.tickStopped)
 	}
 }

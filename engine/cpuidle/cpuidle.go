@@ -93,10 +93,11 @@ var Names = []string{"menu", "teo", "none"}
 // New returns a governor of kind k for a CPU whose machine has been up for
 // a long time with nothing to do: each governor starts in the state a long
 // quiet period leaves it in (see each constructor).
-func New(k Kind, quietUS int64) Governor {
+// menu is whose menu.c a KindMenu governor runs.
+func New(k Kind, menu MenuVersion, quietUS int64) Governor {
 	switch k {
 	case KindMenu:
-		return NewMenu(quietUS)
+		return NewMenuVersion(menu, quietUS)
 	case KindTEO:
 		return NewTEO()
 	case KindNone:

@@ -205,3 +205,67 @@ func TestNone(t *testing.T) {
 		t.Fatalf("POLL limit %d ns, want C1's 2 µs residency", l)
 	}
 }
+
+// shortHistory is a menu whose last eight idle periods were 5 µs each.
+func shortHistory(v MenuVersion) *Menu {
+	m := NewMenuVersion(v, quietUS)
+	for i := range m.intervals {
+		m.intervals[i] = 5
+	}
+	return m
+}
+
+// With the tick already stopped (a second selection in one idle period)
+// and a timer 300 µs away, v5.2 and 6.1 replace the short typical interval
+// by the time to that timer and pick C3; 6.6 does not look at the timer
+// when the typical interval is at most RESIDENCY_THRESHOLD_NS (15 µs), so
+// its "time to the closest timer" is KTIME_MAX and it picks C6.
+func TestMenu66SkipsTimerBelowResidencyThreshold(t *testing.T) {
+	stopped := in(300)
+	stopped.DeltaNextNS, stopped.TickStopped = stopped.SleepLengthNS, true
+	want := map[MenuVersion]string{Menu52: "C3", Menu61: "C3", Menu66: "C6"}
+	for v, name := range want {
+		idx, _ := shortHistory(v).Select(bdw, stopped)
+		if bdw[idx].Name != name {
+			t.Errorf("menu %d: tick stopped, timer in 300 µs, 5 µs history: chose %s, want %s", v, bdw[idx].Name, name)
+		}
+	}
+	// With the tick running and a timer 1 µs away (before C1 pays off),
+	// v5.2 and 6.1 take the state-0 shortcut (POLL); 6.6 never saw the
+	// timer and prefers C1 to polling.
+	want = map[MenuVersion]string{Menu52: "POLL", Menu61: "POLL", Menu66: "C1"}
+	for v, name := range want {
+		idx, stop := shortHistory(v).Select(bdw, in(1))
+		if bdw[idx].Name != name || stop {
+			t.Errorf("menu %d: timer in 1 µs: chose %s (stop tick %v), want %s with the tick kept", v, bdw[idx].Name, stop, name)
+		}
+	}
+}
+
+// The state-0 shortcut: with no POLL state, a timer before state 1 pays
+// off means state 0; v5.2 keeps the tick, 6.x lets it stop (state 0 does
+// not poll).
+func TestMenu6xShortcutStopsTick(t *testing.T) {
+	noPoll := bdw[1:]
+	for v, wantStop := range map[MenuVersion]bool{Menu52: false, Menu61: true, Menu66: true} {
+		idx, stop := NewMenuVersion(v, quietUS).Select(noPoll, in(10))
+		if idx != 0 || stop != wantStop {
+			t.Errorf("menu %d: timer in 10 µs: chose %s (stop tick %v), want C1, stop %v", v, noPoll[idx].Name, stop, wantStop)
+		}
+	}
+}
+
+// 6.x keeps the prediction when the latency limit ends the state loop:
+// with a 50 µs PM QoS limit and 5 ms to the next timer, C3 is the deepest
+// allowed; v5.2 then predicts C3's 100 µs residency and keeps the tick,
+// 6.x keeps its 5 ms prediction and stops it.
+func TestMenu6xLatencyBreakKeepsPrediction(t *testing.T) {
+	lim := in(5000)
+	lim.LatencyReqUS = 50
+	for v, wantStop := range map[MenuVersion]bool{Menu52: false, Menu61: true, Menu66: true} {
+		idx, stop := NewMenuVersion(v, quietUS).Select(bdw, lim)
+		if bdw[idx].Name != "C3" || stop != wantStop {
+			t.Errorf("menu %d: 50 µs limit: chose %s (stop tick %v), want C3, stop %v", v, bdw[idx].Name, stop, wantStop)
+		}
+	}
+}

@@ -7,6 +7,9 @@ package cpuidle
 // whose target residency fits the prediction and whose declared exit
 // latency fits the latency limit is chosen. The measured idle time fed
 // back excludes the declared exit latency.
+//
+// Eras 6.1 and 6.6 run the menu of their own kernels instead (menu6x.go,
+// chosen by MenuVersion): see there for each difference modelled and not.
 
 const (
 	menuBuckets        = 12 // BUCKETS (6 without and 6 with I/O waiters)
@@ -20,11 +23,17 @@ const (
 
 // Menu is struct menu_device, one per CPU.
 type Menu struct {
+	// v is whose menu.c this is (v5.2's unless NewMenuVersion says).
+	v MenuVersion
+	// nextTimerNS is 6.x's data->next_timer_ns (KTIME_MAX when 6.6
+	// skipped looking at the timers); v5.2 keeps nextTimerUS.
+	nextTimerNS  int64
 	lastStateIdx int
 	needsUpdate  bool
 	tickWakeup   bool
 	// From the device: the last residency and whether POLL timed out.
 	lastResidencyUS int64
+	lastResidencyNS int64 // 6.x's dev->last_residency_ns
 	pollTimeLimit   bool
 
 	nextTimerUS int64
@@ -39,8 +48,11 @@ type Menu struct {
 // quietUS long, i.e. the CPU slept until its timers every time. (A freshly
 // enabled device has zeros there, which would make the first selections
 // predict 0 µs; a server that has been idle for a while has not.)
-func NewMenu(quietUS int64) *Menu {
-	m := &Menu{}
+func NewMenu(quietUS int64) *Menu { return NewMenuVersion(Menu52, quietUS) }
+
+// NewMenuVersion is NewMenu for the menu.c of kernel v.
+func NewMenuVersion(v MenuVersion, quietUS int64) *Menu {
+	m := &Menu{v: v}
 	for i := range m.correction {
 		m.correction[i] = menuResolution * menuDecay
 	}
@@ -111,6 +123,9 @@ func (m *Menu) typicalInterval(predictedUS int64) int64 {
 
 // Select is menu_select().
 func (m *Menu) Select(states []State, in Input) (int, bool) {
+	if m.v != Menu52 {
+		return m.select6x(states, in)
+	}
 	if m.needsUpdate {
 		m.update(states, in.TickUS)
 		m.needsUpdate = false
@@ -199,6 +214,7 @@ func (m *Menu) Reflect(idx int, out Outcome) {
 	m.needsUpdate = true
 	m.tickWakeup = out.GotTick
 	m.lastResidencyUS = min(out.ResidencyNS/1000, 1<<31-1)
+	m.lastResidencyNS = out.ResidencyNS
 	m.pollTimeLimit = out.PollTimeLimit
 }
 

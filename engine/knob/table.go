@@ -243,7 +243,7 @@ var table = [numKnobs]Def{
 	L3HitNS: {Name: "l3_hit_ns", Kind: Int, Group: Cost, Default: 18, Min: 0, Max: 100 * us, Unit: "ns",
 		Doc: "reading a clean line from the shared LLC (the refill of a task that changed core, and a probe of a runqueue line nobody rewrote since it was last read)"},
 	TimerSlackNS: {Name: "timer_slack_ns", Kind: Int, Group: Tunable, Default: 50 * us, Min: 0, Max: 100 * ms, Unit: "ns",
-		Doc: "a timed sleep ends up to this much late (uniform), the default SCHED_OTHER hrtimer slack"},
+		Doc: "hrtimer slack of a timed sleep (SCHED_OTHER default): it fires this much after the requested time, or earlier at a timer interrupt (tick, another timer) on its CPU in between"},
 	EraKnob: {Name: "era", Kind: Enum, Group: Model, Default: int64(Era52), Max: int64(numEras) - 1, Values: eraNames,
 		Doc: "the kernel simulated as a whole — its pick/preempt/placement class, wakeup path, load balancer and features.h defaults: 5.2 (CFS, 2019), 2.6-o1 (the O(1) scheduler of 2004), 6.6 (EEVDF), 6.1 (CFS with the v6.x wakeup path and balancer, Debian 12); knobs an era did not have are refused"},
 	BASE_SLICE: {Name: "BASE_SLICE", Kind: Bool, Group: Feature, Default: 1, Max: 1,
