@@ -128,6 +128,8 @@ func newCPU(s *Sim, id int) *cpu {
 		wakeAvgIdle:        2 * mig,
 		maxIdleBalanceCost: mig,
 		idleTask:           &Task{ID: -1, Name: fmt.Sprintf("swapper/%d", id), lastWakee: -1, recentUsedCPU: -1},
+		// Room for a few sleepers' timers before the list has to grow.
+		timers: make([]TaskID, 0, 4),
 	}
 	for _, d := range s.topo.Domains[id] {
 		// The machine has been up long before the run starts: on an

@@ -171,6 +171,10 @@ func New(cfg Config) (*Sim, error) {
 	for i := range s.cpus {
 		s.cpus[i] = newCPU(s, i)
 	}
+	// One search probes each CPU of its domain at most once per stage
+	// (select_idle_core, _cpu, _smt): sized once, so that a rare wide
+	// search late in a run does not grow it.
+	s.probeBuf = make([]int, 0, 3*tp.NCPU)
 	s.llcs = make([]llcShared, tp.NLLC)
 	for i := range s.llcs {
 		// At boot every CPU has gone idle with its siblings idle.
