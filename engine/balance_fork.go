@@ -21,9 +21,26 @@ func (s *Sim) findIdlestCPU(t *Task, cpu int) int {
 		cpu = s.fallbackCPU(t, cpu)
 	}
 	newCPU := cpu
-	level := len(s.topo.Domains[cpu]) - 1
+	// select_task_rq_fair's walk for SD_BALANCE_FORK (no affine wakeup
+	// on fork): sd is the highest of the levels that have the flag from
+	// the bottom up; a NUMA level beyond the reclaim distance has not
+	// (sd_init, numadist.go), so the search stays in the parent's node.
+	// No level: new_cpu stays the parent's CPU.
+	level := -1
+	for i, dom := range s.topo.Domains[cpu] {
+		if !s.sdBalanceFork(dom) {
+			break
+		}
+		level = i
+	}
 	for level >= 0 {
 		dom := s.topo.Domains[cpu][level]
+		if !s.sdBalanceFork(dom) {
+			// find_idlest_cpu: a level without sd_flag is skipped
+			// (sd = sd->child).
+			level--
+			continue
+		}
 		var g cpumask.Mask
 		var ok bool
 		if s.fair.balancer == balancer66 {

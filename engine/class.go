@@ -199,6 +199,12 @@ type fairRules struct {
 	// it is before any affinity bookkeeping (v5.12, "sched/fair: Ignore
 	// percpu threads for imbalance pulls").
 	perCPUKthreadStays bool
+	// nodeReclaimDistance: sd_init compares a NUMA level's distance with
+	// the variable node_reclaim_distance, which the architecture may
+	// raise (32 on AMD Zen: machine.Spec.NodeReclaimDistance), not with
+	// the constant RECLAIM_DISTANCE (v5.4, "sched/topology: Improve load
+	// balancing on AMD EPYC systems"; numadist.go).
+	nodeReclaimDistance bool
 }
 
 // An eraDef is what the engine builds for an era: its class and its core
@@ -226,12 +232,14 @@ var eraDefs = map[knob.Era]eraDef{
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
+			nodeReclaimDistance: true,
 		}},
 	knob.Era66: {func(s *Sim) schedClass { return eevdfV66{s} },
 		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
+			nodeReclaimDistance: true,
 		}},
 }
 

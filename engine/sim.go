@@ -63,6 +63,10 @@ type Sim struct {
 	q         eventQueue
 	rng       *rand.Rand // engine stream (unused since timer slack is the hrtimer range rule)
 
+	// reclaimDistance is the era's RECLAIM_DISTANCE or
+	// node_reclaim_distance for this machine (numadist.go).
+	reclaimDistance int
+
 	// Scaled tunables (kernel-reference.md §2.3).
 	latencyNS    int64
 	minGranNS    int64
@@ -159,6 +163,7 @@ func New(cfg Config) (*Sim, error) {
 		return nil, fmt.Errorf("engine: era %s has no class (engine.RegisterEra)", s.era)
 	}
 	s.class, s.rules, s.fair = def.class(s), def.rules, def.fair
+	s.initReclaimDistance()
 	s.rng = rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	s.computeTunables()
 	for core := range tp.CoreCPUs {

@@ -44,11 +44,18 @@ func (s *Sim) selectTaskRqFair(p *Task, this int, cur *Task, sync bool) *Decisio
 	d.WantAffine = wantAffine
 	newCPU := prev
 	for _, dom := range s.topo.Domains[this] {
-		// Every level has SD_WAKE_AFFINE and none SD_BALANCE_WAKE, so the
-		// walk either finds the lowest domain spanning this and prev, or
-		// stops at once when affine wakeups are not wanted.
+		// No level has SD_BALANCE_WAKE, so the walk either finds the
+		// lowest SD_WAKE_AFFINE domain spanning this and prev, or stops
+		// at once when affine wakeups are not wanted. A NUMA level whose
+		// distance is above the reclaim distance has no SD_WAKE_AFFINE
+		// (sd_init, numadist.go): the walk passes it, so a wakee whose
+		// prev is on another node is not pulled across and new_cpu
+		// stays prev (select_task_rq_fair, v5.2 and 6.x).
 		if !wantAffine {
 			break
+		}
+		if !s.sdWakeAffine(dom) {
+			continue
 		}
 		if dom.Span.Test(prev) {
 			if this != prev {

@@ -327,7 +327,40 @@ func checkSpec(s *machine.Spec) error {
 			return &machine.FieldError{Field: fmt.Sprintf("idle_states[%d].name", i), Value: fmt.Sprintf("%q", st.Name), Allowed: "a non-empty state name such as \"C1\""}
 		}
 	}
+	if err := checkNUMANotes(s); err != nil {
+		return err
+	}
 	return checkCosts(s)
+}
+
+// checkNUMANotes requires a source note with a node-distance table and
+// with a reclaim distance, as checkCosts does for costs, and no note
+// without its value.
+func checkNUMANotes(s *machine.Spec) error {
+	for _, c := range []struct {
+		field, note string
+		set         bool
+	}{
+		{"numa_distance_note", s.NUMADistanceNote, s.NUMADistance != nil},
+		{"reclaim_distance_note", s.ReclaimDistanceNote, s.ReclaimDistance != 0 || s.NodeReclaimDistance != 0},
+	} {
+		value := strings.TrimSuffix(c.field, "_note")
+		if c.field == "reclaim_distance_note" {
+			value = "reclaim_distance or node_reclaim_distance"
+		}
+		switch {
+		case c.set && c.note == "":
+			return &machine.FieldError{Field: c.field, Value: "(missing)",
+				Allowed: fmt.Sprintf("a one-line note saying where %s comes from (doc: or assumed: with a reason)", value)}
+		case c.set && (strings.TrimSpace(c.note) == "" || strings.ContainsAny(c.note, "\r\n")):
+			return &machine.FieldError{Field: c.field, Value: fmt.Sprintf("%q", truncate(c.note, 40)),
+				Allowed: fmt.Sprintf("a non-empty single line saying where %s comes from", value)}
+		case !c.set && c.note != "":
+			return &machine.FieldError{Field: c.field, Value: fmt.Sprintf("%q (no %s given)", truncate(c.note, 40), value),
+				Allowed: fmt.Sprintf("a note only beside %s", value)}
+		}
+	}
+	return nil
 }
 
 // checkName keeps preset names usable on a command line and in a URL.
@@ -411,6 +444,12 @@ func cloneSpec(s *machine.Spec) *machine.Spec {
 	c.Notes = append([]string(nil), s.Notes...)
 	c.SMTThroughput = append([]float64(nil), s.SMTThroughput...)
 	c.IdleStates = append([]machine.IdleState(nil), s.IdleStates...)
+	if s.NUMADistance != nil {
+		c.NUMADistance = make([][]int, len(s.NUMADistance))
+		for i, row := range s.NUMADistance {
+			c.NUMADistance[i] = append([]int(nil), row...)
+		}
+	}
 	if s.Costs != nil {
 		c.Costs = make(map[string]int64, len(s.Costs))
 		for k, v := range s.Costs {

@@ -124,6 +124,12 @@ func TestPresetDocumentation(t *testing.T) {
 				t.Errorf("%s: cost knob %s not set", s.Name, k)
 			}
 		}
+		if s.Topology.Sockets > 1 && (s.NUMADistance == nil || !hasSourcePrefix(s.NUMADistanceNote)) {
+			t.Errorf("%s: %d sockets but no numa_distance table with a doc:/assumed: note", s.Name, s.Topology.Sockets)
+		}
+		if s.ReclaimDistanceNote != "" && !hasSourcePrefix(s.ReclaimDistanceNote) {
+			t.Errorf("%s: reclaim_distance_note = %q should start with doc:, measured:, spec: or assumed:", s.Name, s.ReclaimDistanceNote)
+		}
 		for k, n := range s.CostNotes {
 			if !hasSourcePrefix(n) {
 				t.Errorf("%s: cost_notes.%s = %q should start with doc:, measured:, spec: or assumed:", s.Name, k, n)
@@ -527,6 +533,34 @@ func TestParseErrors(t *testing.T) {
 			[]string{"field topology: bad value null (allowed: an object with the fields sockets"}},
 		{"odd key", func(m map[string]any) { m["a b"] = 1 },
 			[]string{`field ["a b"]: bad value (unknown field)`}},
+		{"numa_distance with a row too few", func(m map[string]any) { m["numa_distance"] = []any{[]any{10, 21}} },
+			[]string{"field numa_distance: bad value 1 rows (allowed: a 2×2 table, one row per socket (or no table: 20 between sockets))"}},
+		{"numa_distance row too short", func(m map[string]any) { m["numa_distance"] = []any{[]any{10, 21}, []any{21}} },
+			[]string{"field numa_distance[1]: bad value 1 entries (allowed: 2 entries, one per socket)"}},
+		{"numa_distance diagonal not local", func(m map[string]any) { m["numa_distance"] = []any{[]any{10, 21}, []any{21, 11}} },
+			[]string{"field numa_distance[1][1]: bad value 11 (allowed: 10 (LOCAL_DISTANCE) on the diagonal)"}},
+		{"numa_distance remote as near as local", func(m map[string]any) { m["numa_distance"] = []any{[]any{10, 10}, []any{10, 10}} },
+			[]string{"field numa_distance[0][1]: bad value 10 (allowed: 11..255 between two nodes"}},
+		{"numa_distance above a SLIT byte", func(m map[string]any) { m["numa_distance"] = []any{[]any{10, 256}, []any{256, 10}} },
+			[]string{"field numa_distance[0][1]: bad value 256 (allowed: 11..255 between two nodes"}},
+		{"numa_distance not symmetric", func(m map[string]any) { m["numa_distance"] = []any{[]any{10, 21}, []any{32, 10}} },
+			[]string{"field numa_distance[0][1]: bad value 21 (allowed: a symmetric table: numa_distance[1][0] is 32)"}},
+		{"numa_distance not whole numbers", func(m map[string]any) { m["numa_distance"] = []any{[]any{10, 21.5}, []any{21.5, 10}} },
+			[]string{"field numa_distance[0][1]: bad value 21.5 (allowed: a whole number"}},
+		{"numa_distance without a note", func(m map[string]any) { delete(m, "numa_distance_note") },
+			[]string{"field numa_distance_note: bad value (missing) (allowed: a one-line note saying where numa_distance comes from"}},
+		{"numa_distance_note without a table", func(m map[string]any) { delete(m, "numa_distance") },
+			[]string{"field numa_distance_note", "(no numa_distance given)", "allowed: a note only beside numa_distance"}},
+		{"reclaim_distance below local", func(m map[string]any) {
+			m["reclaim_distance"] = 5
+			m["reclaim_distance_note"] = "assumed: x"
+		}, []string{"field reclaim_distance: bad value 5 (allowed: 0 (the generic RECLAIM_DISTANCE, 30) or 10..255)"}},
+		{"node_reclaim_distance above a SLIT byte", func(m map[string]any) {
+			m["node_reclaim_distance"] = 300
+			m["reclaim_distance_note"] = "assumed: x"
+		}, []string{"field node_reclaim_distance: bad value 300 (allowed: 0 (RECLAIM_DISTANCE) or 10..255)"}},
+		{"node_reclaim_distance without a note", func(m map[string]any) { m["node_reclaim_distance"] = 32 },
+			[]string{"field reclaim_distance_note: bad value (missing)", "where reclaim_distance or node_reclaim_distance comes from"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -57,6 +57,73 @@ type Spec struct {
 	Costs map[string]int64 `json:"costs"`
 	// CostNotes says where each cost value comes from, keyed like Costs.
 	CostNotes map[string]string `json:"cost_notes"`
+
+	// NUMADistance is the firmware's node-distance table (ACPI SLIT, or
+	// what the architecture's node_distance() computes), one node per
+	// socket: NUMADistance[i][j] is node_distance(i, j), LOCAL_DISTANCE
+	// (10) on the diagonal. nil means unknown: a multi-socket machine then
+	// gets REMOTE_DISTANCE (20) between its nodes, the kernel's generic
+	// node_distance (include/linux/topology.h, v5.2), and a single-socket
+	// one needs none.
+	NUMADistance [][]int `json:"numa_distance"`
+	// NUMADistanceNote says where the table comes from (doc:, measured:,
+	// spec: or assumed:); required with a table.
+	NUMADistanceNote string `json:"numa_distance_note"`
+	// ReclaimDistance is the architecture's RECLAIM_DISTANCE when it
+	// defines its own (10 on powerpc, arch/powerpc/include/asm/topology.h
+	// in v5.2 and 6.12); 0 is the generic 30 (include/linux/topology.h).
+	ReclaimDistance int `json:"reclaim_distance"`
+	// NodeReclaimDistance is what the architecture's boot code sets the
+	// variable node_reclaim_distance to from v5.4 on (32 on AMD Zen:
+	// init_amd_zn in v5.4, init_amd_zen_common in 6.1.y and 6.12); 0 leaves
+	// it at RECLAIM_DISTANCE. v5.2 has no such variable.
+	NodeReclaimDistance int `json:"node_reclaim_distance"`
+	// ReclaimDistanceNote says where ReclaimDistance and
+	// NodeReclaimDistance come from; required when either is set.
+	ReclaimDistanceNote string `json:"reclaim_distance_note"`
+}
+
+// NUMA distances of the kernel's generic topology (include/linux/topology.h:
+// LOCAL_DISTANCE, REMOTE_DISTANCE, RECLAIM_DISTANCE, v5.2 and 6.x) and the
+// SLIT's largest entry (a byte; 255 means unreachable).
+const (
+	LocalDistance   = 10
+	RemoteDistance  = 20
+	ReclaimDistance = 30
+	MaxDistance     = 255
+)
+
+// NodeDistance is node_distance(a, b) between the nodes of sockets a and b:
+// the table's entry, or LOCAL_DISTANCE / REMOTE_DISTANCE without one.
+func (s *Spec) NodeDistance(a, b int) int {
+	if len(s.NUMADistance) > a && len(s.NUMADistance[a]) > b {
+		return s.NUMADistance[a][b]
+	}
+	if a == b {
+		return LocalDistance
+	}
+	return RemoteDistance
+}
+
+// MaxNodeDistance is the largest distance between two nodes of the machine
+// (LOCAL_DISTANCE on one socket): sched_init_numa's last distance, the one
+// of the NUMA level that spans the machine.
+func (s *Spec) MaxNodeDistance() int {
+	d := LocalDistance
+	for a := 0; a < s.Topology.Sockets; a++ {
+		for b := 0; b < s.Topology.Sockets; b++ {
+			d = max(d, s.NodeDistance(a, b))
+		}
+	}
+	return d
+}
+
+// RecDistance is the architecture's RECLAIM_DISTANCE.
+func (s *Spec) RecDistance() int {
+	if s.ReclaimDistance > 0 {
+		return s.ReclaimDistance
+	}
+	return ReclaimDistance
 }
 
 // TopologySpec is the shape of the machine.
@@ -276,6 +343,45 @@ func (s *Spec) Validate() error {
 		if i > 0 && (st.ExitLatencyUS < s.IdleStates[i-1].ExitLatencyUS || st.TargetResidencyUS < s.IdleStates[i-1].TargetResidencyUS) {
 			return &FieldError{f, st.Name, "states ordered shallowest first (exit latency and target residency non-decreasing)"}
 		}
+	}
+	return s.validateNUMA()
+}
+
+// validateNUMA checks the node-distance table and the reclaim distances:
+// sched_init_numa (kernel/sched/topology.c) reads the table as a metric
+// of one node per socket, so it must be square with a row per socket,
+// LOCAL_DISTANCE on the diagonal, symmetric, and farther than local off
+// it (SLIT entries are bytes).
+func (s *Spec) validateNUMA() error {
+	n := s.Topology.Sockets
+	if s.NUMADistance != nil {
+		if len(s.NUMADistance) != n {
+			return &FieldError{"numa_distance", fmt.Sprintf("%d rows", len(s.NUMADistance)), fmt.Sprintf("a %d×%d table, one row per socket (or no table: %d between sockets)", n, n, RemoteDistance)}
+		}
+		for i, row := range s.NUMADistance {
+			if len(row) != n {
+				return &FieldError{fmt.Sprintf("numa_distance[%d]", i), fmt.Sprintf("%d entries", len(row)), fmt.Sprintf("%d entries, one per socket", n)}
+			}
+		}
+		for i, row := range s.NUMADistance {
+			for j, v := range row {
+				f := fmt.Sprintf("numa_distance[%d][%d]", i, j)
+				switch {
+				case i == j && v != LocalDistance:
+					return &FieldError{f, v, fmt.Sprintf("%d (LOCAL_DISTANCE) on the diagonal", LocalDistance)}
+				case i != j && (v <= LocalDistance || v > MaxDistance):
+					return &FieldError{f, v, fmt.Sprintf("%d..%d between two nodes (farther than LOCAL_DISTANCE %d)", LocalDistance+1, MaxDistance, LocalDistance)}
+				case v != s.NUMADistance[j][i]:
+					return &FieldError{f, v, fmt.Sprintf("a symmetric table: numa_distance[%d][%d] is %d", j, i, s.NUMADistance[j][i])}
+				}
+			}
+		}
+	}
+	if v := s.ReclaimDistance; v != 0 && (v < LocalDistance || v > MaxDistance) {
+		return &FieldError{"reclaim_distance", v, fmt.Sprintf("0 (the generic RECLAIM_DISTANCE, %d) or %d..%d", ReclaimDistance, LocalDistance, MaxDistance)}
+	}
+	if v := s.NodeReclaimDistance; v != 0 && (v < LocalDistance || v > MaxDistance) {
+		return &FieldError{"node_reclaim_distance", v, fmt.Sprintf("0 (RECLAIM_DISTANCE) or %d..%d", LocalDistance, MaxDistance)}
 	}
 	return nil
 }

@@ -65,6 +65,12 @@ type Domain struct {
 	MinIntervalMS  int64 // = span weight
 	MaxIntervalMS  int64 // = 2 × span weight
 	PreferSibling  bool
+	// NUMADistance is the node distance a NUMA level spans
+	// (sched_domains_numa_distance[tl->numa_level]: the machine's largest,
+	// Spec.MaxNodeDistance); 0 below the NUMA level. sd_init clears
+	// SD_WAKE_AFFINE and SD_BALANCE_FORK when it exceeds the era's reclaim
+	// distance; the engine decides that (it knows the era).
+	NUMADistance int
 }
 
 // GroupKind is what the scheduling groups of a level are made of.
@@ -250,6 +256,13 @@ func (tp *Topology) buildDomains() {
 			dom, ok := cache[[2]int{int(d.level), key}]
 			if !ok {
 				dom = newDomain(d.level, span, t.Sockets)
+				if d.level == LevelNUMA {
+					// One NUMA level spans the machine here; on more
+					// than two sockets with unequal distances the
+					// kernel builds one level per distinct distance,
+					// of which this is the last (the largest).
+					dom.NUMADistance = tp.Spec.MaxNodeDistance()
+				}
 				if childKey == nil {
 					dom.Groups = singleGroups(span)
 					dom.GroupKind = GroupCPU
