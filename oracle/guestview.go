@@ -211,6 +211,36 @@ func (v *GuestView) Check(tp *machine.Topology) []string {
 	return diffs
 }
 
+// withNUMA is spec with the guest's node distances and its kernel's
+// reclaim-distance rule. The guest is an x86 vCPU with vendor
+// GenuineIntel (qemuArgs), so its sd_init compares with the generic
+// RECLAIM_DISTANCE of 30: no powerpc RECLAIM_DISTANCE of 10 and no Zen
+// node_reclaim_distance of 32, whatever machine the shape came from. The
+// simulation of the comparison runs the guest's machine, not the preset's.
+func (v *GuestView) withNUMA(spec *machine.Spec) (*machine.Spec, string) {
+	sp := *spec
+	sp.ReclaimDistance, sp.NodeReclaimDistance, sp.ReclaimDistanceNote = 0, 0, ""
+	if len(v.Nodes) != spec.Topology.Sockets || len(v.Nodes) < 2 {
+		sp.NUMADistance, sp.NUMADistanceNote = nil, ""
+		return &sp, "numa: one node in the guest"
+	}
+	table := make([][]int, len(v.Nodes))
+	for i, n := range v.Nodes {
+		if len(n.Distance) != len(v.Nodes) {
+			sp.NUMADistance, sp.NUMADistanceNote = nil, ""
+			return &sp, fmt.Sprintf("numa: the guest's node %d has %d distances for %d nodes: the simulation uses the default %d", n.Node, len(n.Distance), len(v.Nodes), machine.RemoteDistance)
+		}
+		table[i] = append([]int(nil), n.Distance...)
+	}
+	sp.NUMADistance = table
+	sp.NUMADistanceNote = "measured: the guest's /sys/devices/system/node/node*/distance"
+	if err := sp.Validate(); err != nil {
+		sp.NUMADistance, sp.NUMADistanceNote = nil, ""
+		return &sp, fmt.Sprintf("numa: the guest's distance table is not one the simulation takes (%v): the default %d", err, machine.RemoteDistance)
+	}
+	return &sp, fmt.Sprintf("numa: the guest's node distances %v and x86's RECLAIM_DISTANCE 30 in the simulation too", table)
+}
+
 // withIdle is spec with the guest's cpuidle: its driver's states as it
 // declares them (POLL polls; no state is core-level: QEMU's vCPUs power
 // nothing down), or, without a driver, the one state default_idle_call

@@ -70,10 +70,10 @@ func TestShapeScale(t *testing.T) {
 		max    int
 		want   Shape
 	}{
-		{"intel-2s-44c-88t", 16, Shape{2, 1, 4, 2}},
-		{"amd-zen4-2s-256c-512t", 64, Shape{2, 2, 8, 2}}, // the example: 2 × 2 CCX × 8 × 2
-		{"power9-2s-44c-176t", 32, Shape{2, 2, 2, 4}},
-		{"amd-7950x-16c-32t", 64, Shape{1, 2, 8, 2}}, // fits whole
+		{"intel-2s-44c-88t", 16, Shape{2, 1, 4, 2, 21}},
+		{"amd-zen4-2s-256c-512t", 64, Shape{2, 2, 8, 2, 32}}, // the example: 2 × 2 CCX × 8 × 2
+		{"power9-2s-44c-176t", 32, Shape{2, 2, 2, 4, 40}},
+		{"amd-7950x-16c-32t", 64, Shape{1, 2, 8, 2, 0}}, // fits whole
 	} {
 		spec, err := presets.Machine(c.preset)
 		if err != nil {
@@ -89,7 +89,7 @@ func TestShapeScale(t *testing.T) {
 
 func TestParseSMP(t *testing.T) {
 	sh, err := ParseSMP("sockets=2,cores=8,threads=2,llcs=2")
-	if err != nil || sh != (Shape{2, 2, 4, 2}) {
+	if err != nil || sh != (Shape{2, 2, 4, 2, 0}) {
 		t.Errorf("%v %v", sh, err)
 	}
 	for _, bad := range []string{"sockets=2", "cores=3,llcs=2", "cores=2,foo=1", "cores=x", "cores=1024,sockets=2"} {
@@ -101,12 +101,33 @@ func TestParseSMP(t *testing.T) {
 
 // The QEMU arguments give one node per socket and one die (L3) per LLC.
 func TestQEMUArgs(t *testing.T) {
-	got := strings.Join(Shape{2, 2, 2, 2}.qemuArgs(), " ")
+	got := strings.Join(Shape{2, 2, 2, 2, 0}.qemuArgs(), " ")
 	for _, want := range []string{"-smp 16,sockets=2,dies=2,cores=2,threads=2", "vendor=GenuineIntel",
 		"node,nodeid=1,cpus=8-15,memdev=m1", "dist,src=0,dst=1,val=21", "-m 1024M"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("qemu args lack %q: %s", want, got)
 		}
+	}
+}
+
+// The guest gets the machine's node distance, and the simulation of the
+// comparison the guest's distances with x86's reclaim rule: the POWER9
+// shape's 40 reaches a GenuineIntel guest as 40, compared with 30 there.
+func TestGuestNUMAIsTheSimulated(t *testing.T) {
+	if got := strings.Join(Shape{2, 1, 2, 2, 40}.qemuArgs(), " "); !strings.Contains(got, "dist,src=0,dst=1,val=40") {
+		t.Errorf("qemu args without the machine's distance: %s", got)
+	}
+	spec, err := presets.Machine("power9-2s-44c-176t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &GuestView{Nodes: []GuestNode{{Node: 0, Distance: []int{10, 40}}, {Node: 1, Distance: []int{40, 10}}}}
+	sim, note := v.withNUMA(spec)
+	if sim.ReclaimDistance != 0 || sim.NodeReclaimDistance != 0 || len(sim.NUMADistance) != 2 || sim.NUMADistance[0][1] != 40 || sim.Validate() != nil {
+		t.Errorf("simulated machine: reclaim %d/%d, table %v (%s)", sim.ReclaimDistance, sim.NodeReclaimDistance, sim.NUMADistance, note)
+	}
+	if spec.ReclaimDistance != 10 {
+		t.Errorf("the preset itself changed: reclaim_distance %d", spec.ReclaimDistance)
 	}
 }
 
@@ -122,16 +143,16 @@ func TestHexMaskList(t *testing.T) {
 // (QEMU, Intel-vendor model) checks out against the simulated machine;
 // a guest whose L3 spans the socket when the shape says two LLCs does not.
 func TestGuestViewCheck(t *testing.T) {
-	report := guestReport(Shape{2, 1, 2, 2})
+	report := guestReport(Shape{2, 1, 2, 2, 0})
 	v, err := parseGuestView(report)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tp := mustTopology(t, Shape{2, 1, 2, 2})
+	tp := mustTopology(t, Shape{2, 1, 2, 2, 0})
 	if d := v.Check(tp); len(d) != 0 {
 		t.Errorf("differences: %v", d)
 	}
-	tp2 := mustTopology(t, Shape{2, 2, 1, 2})
+	tp2 := mustTopology(t, Shape{2, 2, 1, 2, 0})
 	d := v.Check(tp2)
 	if len(d) == 0 || !strings.Contains(strings.Join(d, " "), "L3 0-3 in the guest, LLC 0-1 simulated") {
 		t.Errorf("a wrong LLC shape gives %v", d)
@@ -177,7 +198,7 @@ func guestReport(s Shape) string {
 // machine, one wakeup on the previous CPU, one on the waker's sibling
 // while a task runs there, one migration.
 func TestMeasuresOfAHandMadeTrace(t *testing.T) {
-	tp := mustTopology(t, Shape{1, 1, 2, 2})
+	tp := mustTopology(t, Shape{1, 1, 2, 2, 0})
 	lines := []string{
 		"w-1 [000] d..3 1.000000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=work-a next_pid=1 next_prio=120",
 		"w-2 [002] d..3 1.000000000: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=work-b next_pid=2 next_prio=120",
@@ -263,7 +284,7 @@ func TestSplitTrace(t *testing.T) {
 // the runner's name and maybe on another CPU than its next, is where its
 // fork placement put it, and the LLC spread counts it.
 func TestFirstRunCountsBeforeTheTaskNamesItself(t *testing.T) {
-	tp := mustTopology(t, Shape{1, 2, 1, 1}) // CPU 0 in LLC 0, CPU 1 in LLC 1
+	tp := mustTopology(t, Shape{1, 2, 1, 1, 0}) // CPU 0 in LLC 0, CPU 1 in LLC 1
 	lines := []string{
 		"x-0 [000] d..3 1.000000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=guestload next_pid=1 next_prio=120",
 		"x-0 [000] d..3 1.000010000: sched_switch: prev_comm=work-a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120",

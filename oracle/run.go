@@ -182,7 +182,8 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 		return c, &TopologyError{Diffs: diffs}
 	}
 	simSpec, idleNote := c.Guest.withIdle(spec)
-	c.Notes = append(c.Notes, idleNote)
+	simSpec, numaNote := c.Guest.withNUMA(simSpec)
+	c.Notes = append(c.Notes, idleNote, numaNote)
 	loadOut, _ := section(res.Report, markLoad)
 	for _, l := range strings.Split(strings.TrimSpace(loadOut), "\n") {
 		if l = strings.TrimSpace(l); l != "" {

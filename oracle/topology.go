@@ -15,6 +15,9 @@ import (
 // simulator's "contiguous" numbering).
 type Shape struct {
 	Sockets, LLCsPerSocket, CoresPerLLC, Threads int
+	// Distance is the SLIT distance between two nodes QEMU gives the
+	// guest (the machine's largest off-diagonal one; 0: 21).
+	Distance int
 }
 
 // NCPU is the number of CPUs.
@@ -31,7 +34,16 @@ const MaxGuestCPUs = 64
 // ShapeOf is a machine spec's shape.
 func ShapeOf(spec *machine.Spec) Shape {
 	t := spec.Topology
-	return Shape{Sockets: t.Sockets, LLCsPerSocket: t.CoresPerSocket / t.CoresPerLLC, CoresPerLLC: t.CoresPerLLC, Threads: t.ThreadsPerCore}
+	dist := 0
+	for _, row := range spec.NUMADistance {
+		for _, d := range row {
+			dist = max(dist, d)
+		}
+	}
+	if dist <= machine.LocalDistance {
+		dist = 0
+	}
+	return Shape{Sockets: t.Sockets, LLCsPerSocket: t.CoresPerSocket / t.CoresPerLLC, CoresPerLLC: t.CoresPerLLC, Threads: t.ThreadsPerCore, Distance: dist}
 }
 
 // Scale fits s into at most max CPUs, keeping what shapes the wakeup
@@ -127,13 +139,42 @@ func (s Shape) Spec(base *machine.Spec) *machine.Spec {
 	if len(sp.SMTThroughput) > s.Threads {
 		sp.SMTThroughput = sp.SMTThroughput[:s.Threads]
 	}
+	// The nodes are as far apart as qemuArgs puts them, and the guest's
+	// kernel is x86's with a GenuineIntel vCPU: the generic reclaim
+	// distance (GuestView.withNUMA reads what the guest really got).
+	sp.NUMADistance, sp.NUMADistanceNote = nil, ""
+	sp.ReclaimDistance, sp.NodeReclaimDistance, sp.ReclaimDistanceNote = 0, 0, ""
+	if s.Sockets > 1 {
+		d := s.guestDistance()
+		sp.NUMADistance = make([][]int, s.Sockets)
+		for i := range sp.NUMADistance {
+			sp.NUMADistance[i] = make([]int, s.Sockets)
+			for j := range sp.NUMADistance[i] {
+				sp.NUMADistance[i][j] = d
+				if i == j {
+					sp.NUMADistance[i][j] = machine.LocalDistance
+				}
+			}
+		}
+		sp.NUMADistanceNote = "assumed: what QEMU's -numa dist gives the guest (oracle qemuArgs)"
+	}
 	return &sp
 }
 
+// guestDistance is the distance QEMU gives between two of the guest's
+// nodes: the machine's, or 21 (a common two-socket SLIT) without one.
+func (s Shape) guestDistance() int {
+	if s.Distance == 0 {
+		return 21
+	}
+	return s.Distance
+}
+
 // qemuArgs are the -smp, -cpu, -m and -numa arguments of the shape: one
-// node per socket, 256 MB each (at least 1 GB in all), a distance of 21
-// between nodes (a common two-socket SLIT: the guest's distance table
-// says what it got).
+// node per socket, 256 MB each (at least 1 GB in all), the machine's
+// distance between nodes (21, a common two-socket SLIT, when it has none:
+// the guest's distance table says what it got), so that the guest's
+// sd_init sees the distance the machine's kernel would.
 func (s Shape) qemuArgs() []string {
 	memPerNode := max(256, (1024+s.Sockets-1)/s.Sockets)
 	args := []string{
@@ -153,7 +194,7 @@ func (s Shape) qemuArgs() []string {
 		}
 		for a := 0; a < s.Sockets; a++ {
 			for b := a + 1; b < s.Sockets; b++ {
-				args = append(args, "-numa", fmt.Sprintf("dist,src=%d,dst=%d,val=21", a, b))
+				args = append(args, "-numa", fmt.Sprintf("dist,src=%d,dst=%d,val=%d", a, b, s.guestDistance()))
 			}
 		}
 	}
