@@ -245,18 +245,23 @@ func (m *Menu) update(states []State, tickUS int64) {
 		}
 	}
 	measured = min(measured, m.nextTimerUS)
+	m.learn(measured, m.nextTimerUS, menuMaxInteresting)
+	m.intervals[m.intervalPtr] = measured
+	m.intervalPtr = (m.intervalPtr + 1) % menuIntervals
+}
 
+// learn decays the bucket's correction factor and adds this period's
+// measured/expected ratio (both menu_update versions; the arithmetic is
+// the same in µs, v5.2, and ns, 6.x: the caller passes its unit).
+func (m *Menu) learn(measured, nextTimer, maxInteresting int64) {
 	f := m.correction[m.bucket]
 	f -= f / menuDecay
-	if m.nextTimerUS > 0 && measured < menuMaxInteresting {
-		f += menuResolution * measured / m.nextTimerUS
+	if nextTimer > 0 && measured < maxInteresting {
+		f += menuResolution * measured / nextTimer
 	} else {
 		f += menuResolution // idle so long that it counts as a perfect prediction
 	}
 	m.correction[m.bucket] = f
-
-	m.intervals[m.intervalPtr] = measured
-	m.intervalPtr = (m.intervalPtr + 1) % menuIntervals
 }
 
 // Predicted returns the menu's current correction factor for bucket b and

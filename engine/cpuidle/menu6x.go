@@ -225,15 +225,7 @@ func (m *Menu) update6x(states []State, tickNS int64) {
 		}
 	}
 	measured = min(measured, m.nextTimerNS)
-
-	f := m.correction[m.bucket]
-	f -= f / menuDecay
-	if m.nextTimerNS > 0 && measured < menuMaxInterestingNS {
-		f += menuResolution * measured / m.nextTimerNS
-	} else {
-		f += menuResolution
-	}
-	m.correction[m.bucket] = f
+	m.learn(measured, m.nextTimerNS, menuMaxInterestingNS)
 
 	// intervals[] is unsigned int: ktime_to_us of KTIME_MAX wraps.
 	m.intervals[m.intervalPtr] = int64(uint32(measured / 1000))
