@@ -432,6 +432,9 @@ func hostileBuildLink(t *testing.T) string {
 	m["name"] = "flat-2048"
 	topo := m["topology"].(map[string]any)
 	topo["sockets"], topo["cores_per_socket"], topo["threads_per_core"], topo["cores_per_llc"] = 1, 1024, 2, 1024
+	// One socket: the 2-socket preset's node-distance table goes too.
+	delete(m, "numa_distance")
+	delete(m, "numa_distance_note")
 	spec, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
