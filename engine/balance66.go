@@ -664,6 +664,9 @@ func (s *Sim) detachTasks66(env *lbEnv) int {
 		s.class.detachTask(src, p, env.dst)
 		detached = append(detached, p)
 		s.lb.s66.moved[env.migration]++
+		if env.idle == cpuNewlyIdle && s.fair.newidleDetachOne {
+			break // CONFIG_PREEMPTION: one task per newly idle pass
+		}
 		if env.imbalance <= 0 {
 			break
 		}

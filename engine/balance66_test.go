@@ -149,6 +149,25 @@ func TestLB66MigrateUtilAcrossLLCs(t *testing.T) {
 	}
 }
 
+// The same imbalance seen by a newly idle CPU: a preemptible kernel
+// (Debian's 6.x builds, CONFIG_PREEMPTION) detaches one task and stops,
+// to keep the critical section short; an idle CPU's periodic pass moved
+// two above.
+func TestLB66NewidleDetachesOne(t *testing.T) {
+	s, _ := lb66Setup(t, smallSpec(1, 4, 1, 2, "interleaved"), []lbHog{{cpu: 0}, {cpu: 0}, {cpu: 0}})
+	cool(s, 0)
+	c := s.cpus[2]
+	c.avgIdle = 10 * Millisecond
+	for i := range c.doms {
+		c.doms[i].maxNewidleLBCost = 0
+	}
+	s.overloaded = true
+	s.newidleBalance66(c, false)
+	if s.cpus[0].nr != 2 || s.cpus[2].nr != 1 {
+		t.Fatalf("CPU 0 %d tasks, CPU 2 %d; want 2 and 1", s.cpus[0].nr, s.cpus[2].nr)
+	}
+}
+
 // Two overloaded CPUs (three hogs against two, one CPU per group):
 // migrate_load with imbalance min(3072−2560, 2560−2048) = 512. A hog
 // (1024) is more than that, so the first periodic pass moves nothing; once

@@ -205,6 +205,15 @@ type fairRules struct {
 	// the constant RECLAIM_DISTANCE (v5.4, "sched/topology: Improve load
 	// balancing on AMD EPYC systems"; numadist.go).
 	nodeReclaimDistance bool
+	// newidleDetachOne: detach_tasks stops after the first task a newly
+	// idle balance detaches ("NEWIDLE balancing is a source of latency,
+	// so preemptible kernels will stop after the first task", under
+	// #ifdef CONFIG_PREEMPTION: 6.1.192 fair.c 8555, 6.12.117 fair.c
+	// 9716). Debian's 6.1 and 6.12 builds have CONFIG_PREEMPTION=y
+	// (PREEMPT_DYNAMIC, booting voluntary), and the 6.x eras model them;
+	// v5.2's test is #ifdef CONFIG_PREEMPT, which the 2019 distribution
+	// kernels (PREEMPT_VOLUNTARY, no PREEMPT_DYNAMIC yet) did not set.
+	newidleDetachOne bool
 }
 
 // An eraDef is what the engine builds for an era: its class and its core
@@ -232,14 +241,14 @@ var eraDefs = map[knob.Era]eraDef{
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
-			nodeReclaimDistance: true,
+			nodeReclaimDistance: true, newidleDetachOne: true,
 		}},
 	knob.Era66: {func(s *Sim) schedClass { return eevdfV66{s} },
 		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
-			nodeReclaimDistance: true,
+			nodeReclaimDistance: true, newidleDetachOne: true,
 		}},
 }
 

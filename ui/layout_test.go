@@ -213,6 +213,10 @@ func machineWith(t testing.TB, sockets, cores, threads, coresPerLLC int) *machin
 	s.Name = fmt.Sprintf("test-%ds-%dc-%dt", sockets, cores, threads)
 	s.Topology.Sockets, s.Topology.CoresPerSocket, s.Topology.ThreadsPerCore, s.Topology.CoresPerLLC = sockets, cores, threads, coresPerLLC
 	s.Topology.LLCsPerCCD = 0
+	if sockets != spec.Topology.Sockets {
+		// The preset's node-distance table is for its own sockets.
+		s.NUMADistance, s.NUMADistanceNote = nil, ""
+	}
 	s.SMTThroughput = s.SMTThroughput[:min(len(s.SMTThroughput), threads)]
 	for len(s.SMTThroughput) < threads {
 		s.SMTThroughput = append(s.SMTThroughput, 1)
