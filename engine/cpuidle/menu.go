@@ -80,6 +80,22 @@ func whichBucket(durationUS int64) int {
 	return 5
 }
 
+// intervalsUpTo sums the recorded idle periods no longer than thresh and
+// gives their count, smallest and largest (both versions of
+// get_typical_interval start each round with this).
+func (m *Menu) intervalsUpTo(thresh int64) (sum, divisor, minV, maxV int64) {
+	minV = uintMax
+	for _, v := range m.intervals {
+		if v <= thresh {
+			sum += v
+			divisor++
+			maxV = max(maxV, v)
+			minV = min(minV, v)
+		}
+	}
+	return sum, divisor, minV, maxV
+}
+
 // typicalInterval is get_typical_interval(): the mean of the last eight
 // idle periods if their spread is small (stddev ≤ 20 µs, or mean > 6
 // stddev with at least 6 samples), discarding the largest values as
@@ -88,16 +104,7 @@ func whichBucket(durationUS int64) int {
 func (m *Menu) typicalInterval(predictedUS int64) int64 {
 	thresh := int64(uintMax)
 	for {
-		minV, maxV := int64(uintMax), int64(0)
-		sum, divisor := int64(0), int64(0)
-		for _, v := range m.intervals {
-			if v <= thresh {
-				sum += v
-				divisor++
-				maxV = max(maxV, v)
-				minV = min(minV, v)
-			}
-		}
+		sum, divisor, minV, maxV := m.intervalsUpTo(thresh)
 		// The result would be discarded by the caller's min() anyway.
 		if minV >= predictedUS {
 			return uintMax

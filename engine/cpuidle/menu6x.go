@@ -70,16 +70,7 @@ const (
 func (m *Menu) typicalInterval6x(early bool, predictedUS int64) int64 {
 	thresh := int64(intMax)
 	for {
-		minV, maxV := int64(uintMax), int64(0)
-		sum, divisor := int64(0), int64(0)
-		for _, v := range m.intervals {
-			if v <= thresh {
-				sum += v
-				divisor++
-				maxV = max(maxV, v)
-				minV = min(minV, v)
-			}
-		}
+		sum, divisor, minV, maxV := m.intervalsUpTo(thresh)
 		if early && minV >= predictedUS {
 			return uintMax
 		}
