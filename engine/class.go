@@ -250,6 +250,18 @@ var eraDefs = map[knob.Era]eraDef{
 			balancer: balancer66, smtBalance: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
 			nodeReclaimDistance: true, newidleDetachOne: true,
 		}},
+	// 6.12 (Debian's 6.12.117): EEVDF with delayed dequeue
+	// (eevdf612.go), 6.6's wakeup path (SIS_PROP is absent in the era's
+	// knobs, so select_idle_cpu runs SIS_UTIL only) and 6.6's balancer,
+	// with detach_tasks' util compared after shr_bound as load is
+	// (fair.c 9678 of 6.12.117; docs/era612-research.md §5.3).
+	knob.Era612: {func(s *Sim) schedClass { return eevdfV612{s} },
+		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true},
+		fairRules{
+			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
+			balancer: balancer66, smtBalance: true, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
+			nodeReclaimDistance: true, newidleDetachOne: true,
+		}},
 }
 
 // RegisterEra makes the engine run era e (registered with

@@ -16,9 +16,13 @@ type cpu struct {
 	core int
 
 	// CFS runqueue: queued tasks (not curr), ordered by vruntime.
-	tree        []*Task
-	curr        *Task
-	nr          int   // nr_running: queued + curr
+	tree []*Task
+	curr *Task
+	nr   int // nr_running: queued + curr
+	// nrDelayed counts the queued tasks that are delayed (era 6.12's
+	// sched_delayed; 0 in the other eras): nr includes them, as
+	// rq->nr_running does, and cfs_h_nr_delayed() is this count.
+	nrDelayed   int
 	loadWeight  int64 // Σ weight of queued + curr
 	minVruntime int64
 	nextBuddy   *Task
@@ -403,6 +407,18 @@ func (s *Sim) startAction(c *cpu, t *Task) bool {
 			// their own futex words to avoid lost wakeups.
 			return true
 		}
+		if p.delayed {
+			// 6.12: p is still queued (delayed dequeue), so
+			// try_to_wake_up's on_rq test takes ttwu_runnable before
+			// select_task_rq: requeued where it is, at once.
+			if !hasStamp {
+				t.act.Stamp = s.now
+			}
+			t.actActive = true
+			t.wakeQueued = true
+			t.burnLeft = s.ttwuRunnable(p, c.id, t, a.Sync, t.act.Stamp, 0)
+			return true
+		}
 		p.waking = true // TASK_WAKING: claimed by this waker
 		d := s.class.selectTaskRq(p, c.id, t, a.Sync)
 		t.wakeTarget = d.Chosen
@@ -494,6 +510,8 @@ func (s *Sim) schedule(c *cpu) {
 					s.srqPush(prev, c)
 				}
 			}
+		} else if prev.delayed {
+			s.putPrevDelayed(c, prev) // 6.12: asleep, still on_rq
 		}
 		c.pushTo = -1
 		c.pushLB = false

@@ -165,7 +165,11 @@ func (s *Sim) accountEnqueue(c *cpu, t *Task) {
 	c.runnableLoad.add(s.now, t.load.at(s.now), t.weight)
 	s.attachLoad(c, t)
 	c.loadAvg.add(s.now, 0, t.weight)
-	if s.rules.runnableAvg {
+	if t.delayed {
+		// A delayed task (era 6.12) moving between runqueues: queued
+		// and loaded, but not runnable (se_runnable).
+		c.nrDelayed++
+	} else if s.rules.runnableAvg {
 		c.runnableAvg.add(s.now, 0, 1024)
 	}
 	s.cpuLoadChanged(c)
@@ -184,7 +188,9 @@ func (s *Sim) accountDequeue(c *cpu, t *Task) {
 	c.loadWeight -= t.weight
 	c.runnableLoad.add(s.now, -t.load.at(s.now), -t.weight)
 	c.loadAvg.add(s.now, 0, -t.weight)
-	if s.rules.runnableAvg {
+	if t.delayed {
+		c.nrDelayed--
+	} else if s.rules.runnableAvg {
 		c.runnableAvg.add(s.now, 0, -1024)
 	}
 	s.cpuLoadChanged(c)
@@ -232,6 +238,14 @@ func (s *Sim) detachLoad(t *Task) {
 func (s *Sim) dequeueCurr(c *cpu, t *Task, state TaskState) {
 	s.settle(c)
 	s.updateCurr(c)
+	if state == TaskBlocked && s.k.On(knob.DELAY_DEQUEUE) && !s.entityEligible(c, t) {
+		// 6.12's dequeue_entity: a sleeper that is not eligible stays
+		// queued (eevdf612.go). DELAY_DEQUEUE exists only in era 6.12.
+		s.delayDequeue(c, t)
+		t.state = state
+		t.util.set(s.now, 0)
+		return
+	}
 	s.class.updateEntityLag(c, t)
 	s.clearBuddies(c, t)
 	s.accountDequeue(c, t)

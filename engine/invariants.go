@@ -32,10 +32,14 @@ func (s *Sim) CheckInvariants() error {
 		}
 		nr := len(c.tree)
 		var w int64
+		delayed := 0
 		for _, t := range c.tree {
+			if t.delayed {
+				delayed++
+			}
 			seen[t.ID]++
 			w += t.weight
-			if t.state != TaskRunnable {
+			if t.state != TaskRunnable && !(t.state == TaskBlocked && t.delayed) {
 				return fmt.Errorf("cpu %d: queued task %s is %s", c.id, t.Name, t.state)
 			}
 			if t.cpu != c.id {
@@ -44,6 +48,9 @@ func (s *Sim) CheckInvariants() error {
 			if !t.allowed.Test(c.id) {
 				return fmt.Errorf("cpu %d: queued task %s not allowed here (%s)", c.id, t.Name, t.allowed)
 			}
+		}
+		if delayed != c.nrDelayed {
+			return fmt.Errorf("cpu %d: %d delayed tasks queued, nr_delayed %d", c.id, delayed, c.nrDelayed)
 		}
 		if err := s.class.checkRQ(c); err != nil {
 			return err
@@ -89,6 +96,12 @@ func (s *Sim) CheckInvariants() error {
 				return fmt.Errorf("running task %s: queued %d times, running on %d", t.Name, seen[t.ID], runningOn[t.ID])
 			}
 		default:
+			if t.delayed {
+				if seen[t.ID] != 1 {
+					return fmt.Errorf("delayed task %s is on %d runqueues", t.Name, seen[t.ID])
+				}
+				continue
+			}
 			if seen[t.ID] != 0 {
 				return fmt.Errorf("%s task %s is queued", t.state, t.Name)
 			}
@@ -103,11 +116,12 @@ func (s *Sim) CheckInvariants() error {
 		if c.empty() {
 			idle++
 		}
-		if len(c.tree) > 0 {
+		wait := len(c.tree) > c.nrDelayed
+		if wait {
 			waiting++
 		}
-		if cv.cpuIdle[c.id] != c.empty() || cv.cpuWait[c.id] != (len(c.tree) > 0) {
-			return fmt.Errorf("cpu %d: conservation status stale (idle %t/%t waiting %t/%t)", c.id, cv.cpuIdle[c.id], c.empty(), cv.cpuWait[c.id], len(c.tree) > 0)
+		if cv.cpuIdle[c.id] != c.empty() || cv.cpuWait[c.id] != wait {
+			return fmt.Errorf("cpu %d: conservation status stale (idle %t/%t waiting %t/%t)", c.id, cv.cpuIdle[c.id], c.empty(), cv.cpuWait[c.id], wait)
 		}
 	}
 	if idle != cv.idle || waiting != cv.waiting {

@@ -620,12 +620,13 @@ func (s *Sim) SetAffinity(id TaskID, allowed cpumask.Mask) error {
 	}
 	src := s.cpus[t.cpu]
 	dst := s.cpus[s.fallbackCPU(t, t.cpu)]
-	switch t.state {
-	case TaskRunnable:
+	switch {
+	case t.state == TaskRunnable || t.delayed:
+		// move_queued_task: a delayed task (6.12) is queued too.
 		s.class.detachTask(src, t, dst)
 		s.class.attachTask(dst, t, dst)
 		s.wakeForPulled(dst, t)
-	case TaskRunning:
+	case t.state == TaskRunning:
 		src.pushTo = dst.id
 		src.needResched = true
 		s.kick(src, s.now)

@@ -3,6 +3,8 @@ package engine
 import (
 	"math"
 
+	"schedplay/engine/knob"
+
 	"schedplay/engine/histo"
 	"schedplay/engine/machine"
 )
@@ -50,15 +52,18 @@ type Stats struct {
 	sisPlacements []int64
 
 	// The hardware layer.
-	idleEntries     []int64  // per registered idle state: selections
-	idleResidencyNS []int64  // per registered idle state: time spent
-	pinnedWakeups   int64    // wakeups of single-CPU tasks (no select_task_rq_fair)
-	ipisSent        int64    // reschedule IPIs sent by wakers
-	pollWakeups     int64    // wakeups of idle CPUs by the store alone (POLL, MWAIT: no IPI)
-	queuedWakeups   int64    // TTWU_QUEUE wakeups (cross-LLC, via wake_list)
-	ipiSaved        int64    // wake_list adds riding on an IPI already sent
-	stackedWakeups  int64    // chosen idle, no longer idle at the enqueue (the race window)
-	refillNS        [5]int64 // cache refill work owed after migrations, by distance
+	idleEntries     []int64 // per registered idle state: selections
+	idleResidencyNS []int64 // per registered idle state: time spent
+	pinnedWakeups   int64   // wakeups of single-CPU tasks (no select_task_rq_fair)
+	ipisSent        int64   // reschedule IPIs sent by wakers
+	pollWakeups     int64   // wakeups of idle CPUs by the store alone (POLL, MWAIT: no IPI)
+	queuedWakeups   int64   // TTWU_QUEUE wakeups (cross-LLC, via wake_list)
+	ipiSaved        int64   // wake_list adds riding on an IPI already sent
+	stackedWakeups  int64   // chosen idle, no longer idle at the enqueue (the race window)
+	// Era 6.12's delayed dequeue: sleeps it delayed, delayed tasks the
+	// pick dequeued, and delayed tasks the balancer moved.
+	delayedDequeues, delayedFlushed, delayedMigrated int64
+	refillNS                                         [5]int64 // cache refill work owed after migrations, by distance
 }
 
 func (st *Stats) init(ncpu int) {
@@ -120,7 +125,11 @@ func (s *Sim) Search() SearchStats {
 		StageCalls: map[string]int64{},
 		ProbesHist: append([]int64(nil), st.sisProbeHist...),
 	}
+	hasDelayed, _ := knob.Exists(knob.DELAY_DEQUEUE, s.k.Era())
 	for i, n := range st.stageCalls {
+		if Stage(i) == StageDelayed && !hasDelayed {
+			continue // a stage only era 6.12 has
+		}
 		out.StageCalls[Stage(i).String()] = n
 	}
 	if st.sisCalls > 0 {
@@ -293,6 +302,29 @@ type HardwareStats struct {
 	StackedWakeups int64 `json:"stacked_wakeups"`
 	// CacheRefillUS is the refill work owed after migrations, by distance.
 	CacheRefillUS MigrationStats `json:"cache_refill_us"`
+}
+
+// DelayedStats counts era 6.12's delayed dequeues (DELAY_DEQUEUE,
+// eevdf612.go): Delayed sleeps stayed queued; of those, Requeued were woken
+// while still queued (ttwu_runnable: no select_task_rq, the
+// delayed_requeue stage) and Dequeued were dequeued by a pick; Migrated
+// counts moves of a delayed task by the balancer or an affinity change.
+type DelayedStats struct {
+	Delayed  int64 `json:"delayed"`
+	Requeued int64 `json:"requeued"`
+	Dequeued int64 `json:"dequeued"`
+	Migrated int64 `json:"migrated"`
+}
+
+// Delayed returns the delayed-dequeue counters, nil in an era without
+// DELAY_DEQUEUE.
+func (s *Sim) Delayed() *DelayedStats {
+	if ok, _ := knob.Exists(knob.DELAY_DEQUEUE, s.k.Era()); !ok {
+		return nil
+	}
+	st := &s.stats
+	return &DelayedStats{Delayed: st.delayedDequeues, Requeued: st.stageCalls[StageDelayed],
+		Dequeued: st.delayedFlushed, Migrated: st.delayedMigrated}
 }
 
 // IdleStateStats is one idle state's usage.

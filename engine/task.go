@@ -294,6 +294,16 @@ type Task struct {
 	slice        int64 // request size r_i (ns)
 	vlag         int64 // V - v_i saved at the last dequeue
 	pickDeadline int64 // deadline when last picked (set_next_entity's stash in vlag), for RUN_TO_PARITY
+	// Era 6.12. delayed is se->sched_delayed: the task sleeps (its state
+	// is TaskBlocked for its program) but DELAY_DEQUEUE kept it on its
+	// runqueue, counted in nr_running, load and V, until a pick dequeues
+	// it or a wakeup requeues it (eevdf612.go). relDeadline is
+	// se->rel_deadline: deadline holds deadline - vruntime across a
+	// non-sleep move (PLACE_REL_DEADLINE). customSlice is the slice
+	// sched_setattr's sched_runtime asked for (se->custom_slice), 0: none.
+	delayed     bool
+	relDeadline bool
+	customSlice int64
 
 	// Statistics.
 	migrations int64

@@ -158,6 +158,49 @@ func (s *Sim) activate(p *Task, c *cpu, fromCPU int, stamp int64) {
 	}
 }
 
+// ttwuRunnable is try_to_wake_up's ttwu_runnable for a delayed wakee p
+// (era 6.12, core.c:3756): p is still on its runqueue, so the waker, on
+// CPU from as task cur, takes that runqueue's lock (__task_rq_lock,
+// whatever the LLC), requeues p (enqueue_task with ENQUEUE_DELAYED) and
+// runs wakeup_preempt. No select_task_rq (so no record_wakee, wake_wide or
+// recent_used_cpu), no wake list; an IPI only if curr must reschedule.
+// The waker reaches it at s.now+delay; it returns the waker's CPU time:
+// the wakeup's wake_ns, the lock and runqueue lines and the requeue.
+func (s *Sim) ttwuRunnable(p *Task, from int, cur *Task, sync bool, stamp, delay int64) int64 {
+	c := s.cpus[p.cpu]
+	d, _ := s.beginDecision(p, from, cur, sync)
+	d.Target = c.id
+	s.finishDecision(d, c.id, StageDelayed)
+	at := s.now + delay
+	cost := s.k.Get(knob.WakeNS) + s.k.Get(knob.EnqueueNS)
+	if from != c.id {
+		cost += s.writeLine(from, c, at)
+	}
+	if p.measureWake {
+		p.wokenAt = stamp
+	}
+	p.wakeups++
+	s.requeueDelayed(c, p)
+	switch {
+	case c.curr == nil:
+		// An idle CPU holding a delayed task the balancer attached:
+		// the idle class's wakeup_preempt reschedules it.
+		if from == c.id {
+			s.kick(c, at+cost)
+		} else {
+			cost += s.notify(c, from, at+cost, true)
+		}
+	case s.class.wakeupPreempt(c, p):
+		c.needResched = true
+		if from == c.id {
+			s.kick(c, at+cost)
+		} else {
+			cost += s.notify(c, from, at+cost, false)
+		}
+	}
+	return cost
+}
+
 // timerWakeup wakes t when its sleep timer fires. The timer interrupt runs
 // on the CPU whose timer base holds it (where t went to sleep); that CPU
 // pays for the wakeup, stolen from whatever it runs, or, if idle, first
@@ -175,13 +218,18 @@ func (s *Sim) timerWakeup(t *Task) {
 		exit = s.exitLatency(wc)
 		s.reflectIdle(wc, exit, false, false)
 	}
-	d := s.class.selectTaskRq(t, wc.id, cur, false)
-	target := s.cpus[d.Chosen]
-	s.claimWake(target)
-	pre := s.k.Get(knob.WakeNS) + d.Cost
-	s.o1Wake.irq = true
-	cost := pre + s.ttwuQueue(t, target, wc.id, stamp, exit+pre)
-	s.o1Wake.irq = false
+	var cost int64
+	if t.delayed {
+		cost = s.ttwuRunnable(t, wc.id, cur, false, stamp, exit)
+	} else {
+		d := s.class.selectTaskRq(t, wc.id, cur, false)
+		target := s.cpus[d.Chosen]
+		s.claimWake(target)
+		pre := s.k.Get(knob.WakeNS) + d.Cost
+		s.o1Wake.irq = true
+		cost = pre + s.ttwuQueue(t, target, wc.id, stamp, exit+pre)
+		s.o1Wake.irq = false
+	}
 	switch {
 	case !idle:
 		s.steal(wc, cost)

@@ -119,7 +119,10 @@ func (s *Sim) wakeAffineIdle(this, prev int, sync bool) int {
 		}
 		return this
 	}
-	if sync && s.cpus[this].nr == 1 {
+	// The waker alone on its CPU: nr_running less the delayed tasks
+	// (6.12, backport "Fixup wake_up_sync() vs DELAYED_DEQUEUE"; other
+	// eras have none).
+	if sync && s.cpus[this].nr-s.cpus[this].nrDelayed == 1 {
 		return this
 	}
 	if s.fair.affineIdlePrev && s.cpus[prev].idle() {
@@ -189,12 +192,13 @@ const (
 	StageNoLLC                   // target has no LLC domain (uniprocessor)
 	StageFallback                // target not allowed: select_fallback_rq
 	StagePinned                  // one allowed CPU: select_task_rq_fair is not called
+	StageDelayed                 // 6.12: a delayed task requeued on prev by ttwu_runnable, no select_task_rq
 	numStages
 )
 
 var stageNames = [numStages]string{
 	"target", "prev", "recent_used_cpu", "select_idle_core", "select_idle_cpu",
-	"select_idle_smt", "busy_target", "no_llc", "fallback", "pinned",
+	"select_idle_smt", "busy_target", "no_llc", "fallback", "pinned", "delayed_requeue",
 }
 
 func (s Stage) String() string { return stageNames[s] }

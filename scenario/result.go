@@ -23,7 +23,9 @@ type Result struct {
 	SharedRunq engine.SharedRunqStats `json:"shared_runq"`
 	// Hardware is the layer under the scheduler: idle-state residency,
 	// IPIs and polling wakeups, cache refills after migrations.
-	Hardware   engine.HardwareStats `json:"hardware"`
+	Hardware engine.HardwareStats `json:"hardware"`
+	// Delayed counts era 6.12's delayed dequeues (absent in other eras).
+	Delayed    *engine.DelayedStats `json:"delayed_dequeue,omitempty"`
 	CPUBusyPct float64              `json:"cpu_busy_pct"`
 	PerCPUBusy []float64            `json:"cpu_busy_pct_per_cpu"`
 	Events     int64                `json:"events"`
@@ -107,7 +109,7 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 		Preset: c.Preset, Machine: sim.Topology().Spec.Name, Seed: c.Seed, Runs: 1,
 		DurationS: dur, Knobs: sim.Knobs().Map(), Events: sim.Events(), SimWallS: round(wallS, 3),
 		Migrations: sim.Migrations(), Balance: sim.Balance(), SharedRunq: sim.SharedRunq(),
-		Hardware: sim.Hardware(),
+		Hardware: sim.Hardware(), Delayed: sim.Delayed(),
 	}
 	for i := range r.Hardware.IdleStates {
 		r.Hardware.IdleStates[i].ResidencyPct = round(r.Hardware.IdleStates[i].ResidencyPct, 2)

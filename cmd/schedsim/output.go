@@ -48,6 +48,10 @@ func writeText(w io.Writer, cfg scenario.Config, r *scenario.Result) {
 	fmt.Fprintf(w, "wakeup delivery: %d IPIs sent, %d idle CPUs woken without one (POLL or MWAIT: the store to need_resched), %d via wake_list (%d rode on an earlier IPI), %d pinned wakeups (no select_task_rq_fair)\n",
 		h.IPIsSent, h.PollWakeups, h.QueuedWakeups, h.IPIsSaved, h.PinnedWakeups)
 	fmt.Fprintf(w, "  stacked: %d wakeups chose an idle CPU that was taken by the time they enqueued (the idle_cpu() race window)\n", h.StackedWakeups)
+	if dd := r.Delayed; dd != nil {
+		fmt.Fprintf(w, "delayed dequeue: %d sleeps stayed queued; %d woken there (requeued, no select_task_rq), %d dequeued by a pick, %d moved while delayed\n",
+			dd.Delayed, dd.Requeued, dd.Dequeued, dd.Migrated)
+	}
 	b := r.Balance
 	fmt.Fprintf(w, "load balance: %d passes, %d tasks moved, %d active balances; %d context switches\n", b.Calls, b.Moved, b.ActiveBalances, b.CtxSwitches)
 	if b.NUMAMoves+b.NUMASwaps > 0 {

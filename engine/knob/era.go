@@ -23,11 +23,15 @@ const (
 	// Era61 is 6.1 (the Debian 12 kernel): CFS with the v6.x wakeup path
 	// (SIS_UTIL) and the v5.5 load balancer.
 	Era61
+	// Era612 is 6.12 (Debian 13's kernel, and the 6.12.117 the oracle
+	// boots): EEVDF with delayed dequeue, PREEMPT_SHORT and
+	// PLACE_REL_DEADLINE, SIS_UTIL only, the v5.5 load balancer.
+	Era612
 	builtinEras
 )
 
 // eraNames are the era knob's values, in Era order (RegisterEra appends).
-var eraNames = []string{"5.2", "2.6-o1", "6.6", "6.1"}
+var eraNames = []string{"5.2", "2.6-o1", "6.6", "6.1", "6.12"}
 
 // numEras is the number of eras, the built-in ones and the registered.
 var numEras = builtinEras
@@ -84,7 +88,7 @@ func Eras() []Era {
 	return out
 }
 
-// ParseEra reads an era name ("5.2", "2.6-o1", "6.6", "6.1").
+// ParseEra reads an era name ("5.2", "2.6-o1", "6.6", "6.1", "6.12").
 func ParseEra(s string) (Era, error) {
 	x, err := table[EraKnob].Parse(s)
 	if err != nil {
@@ -108,10 +112,11 @@ type eraRule struct {
 // eraRules holds, per era, the knobs that differ from the table (the v5.2
 // defaults). A knob with no rule exists in the era with its table default.
 var eraRules = []map[ID]eraRule{
-	Era52: {},
-	EraO1: {},
-	Era66: {},
-	Era61: {},
+	Era52:  {},
+	EraO1:  {},
+	Era66:  {},
+	Era61:  {},
+	Era612: {},
 }
 
 // absent marks ids as not existing in era e for the given reason. Inside
@@ -263,6 +268,30 @@ func init() {
 	absent(EraO1, baseSlice, BASE_SLICE)
 	eraDefault(Era61, SIS_PROP, 0)
 	eraDefault(Era61, SIS_UTIL, 1)
+
+	// 6.12 (kernel/sched/features.h of Debian's 6.12.117,
+	// docs/era612-research.md §1): 6.6's EEVDF knobs plus the 6.12
+	// features; SIS_PROP is gone (select_idle_cpu has only SIS_UTIL);
+	// sysctl_sched_base_slice is 0.70 ms (backport "sched: Reduce the
+	// default slice to avoid tasks getting an extra tick", 6.12.32);
+	// Debian builds it with CONFIG_HZ_250.
+	absent(Era612, "removed before 6.12: select_idle_cpu has no SIS_PROP path, only SIS_UTIL", SIS_PROP)
+	absent(Era612, "removed in v5.12", SIS_AVG_CPU)
+	absent(Era612, "replaced by EEVDF's lag-based placement in v6.6", GENTLE_FAIR_SLEEPERS, START_DEBIT)
+	absent(Era612, "removed with EEVDF in v6.6 (slices come from sched_base_slice_ns)", SchedLatency, SchedWakeupGranularity)
+	absent(Era612, "SMT nice belongs to the 2.6 O(1) scheduler (2004 patch)", SMT_NICE, PerCPUGain)
+	absent(Era612, o1Only, O1MinTimesliceMS, O1MaxTimesliceMS, O1StarvationLimitMS)
+	absent(Era612, "renamed sched_base_slice_ns in v6.6", SchedMinGranularity)
+	absent(Era612, "a 2019 select_idle_cpu proposal on v5.2; 6.12's select_idle_cpu has none of it", SIS_BOUND, SIS_ROTATE, SIS_TARGET_CORE)
+	absent(Era612, "a latency-nice proposal for CFS (2019-2023), not merged; 6.12 has EEVDF's per-task slices instead", LN_SEARCH, LN_PREEMPT, LN_SKIP_CORE)
+	absent(Era612, baseSlice, BASE_SLICE)
+	eraDefault(Era612, SIS_UTIL, 1)
+	eraDefault(Era612, SchedBaseSlice, 700000)
+	eraDefault(Era612, HZ, 250)
+	const eevdf612 = "an EEVDF feature new in 6.12 (features.h of 6.12.117): it exists only in era 6.12"
+	for _, e := range []Era{Era52, EraO1, Era66, Era61} {
+		absent(e, eevdf612, PICK_BUDDY, DELAY_DEQUEUE, DELAY_ZERO, PREEMPT_SHORT, PLACE_REL_DEADLINE)
+	}
 
 	// The EEVDF features and base slice exist only from v6.6.
 	const eevdf = "an EEVDF feature, new in v6.6"

@@ -81,6 +81,13 @@ const (
 	// BASE_SLICE is 6.1's floor on sched_slice (after the era knob so
 	// that the IDs before it keep their values).
 	BASE_SLICE
+	// EEVDF features new in 6.12 (features.h of Debian's 6.12.117), after
+	// BASE_SLICE for the same reason.
+	PICK_BUDDY
+	DELAY_DEQUEUE
+	DELAY_ZERO
+	PREEMPT_SHORT
+	PLACE_REL_DEADLINE
 
 	numKnobs
 )
@@ -162,6 +169,16 @@ var table = [numKnobs]Def{
 		Doc: "EEVDF: once picked, curr keeps the CPU while it is eligible and has not used up the slice it was picked with (no wakeup preemption before) — v6.6"},
 	NEXT_BUDDY: {Name: "NEXT_BUDDY", Kind: Bool, Group: Feature, Default: 0, Max: 1,
 		Doc: "EEVDF: a non-fork wakee becomes the next buddy and is picked next if eligible, preempting or not — v6.6 (default off)"},
+	PICK_BUDDY: {Name: "PICK_BUDDY", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "EEVDF 6.12: pick_next_entity honours the next buddy (NEXT_BUDDY only sets it) when it is eligible — features.h:41, backport \"Untangle NEXT_BUDDY and pick_next_task()\" (6.12.13)"},
+	DELAY_DEQUEUE: {Name: "DELAY_DEQUEUE", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "EEVDF 6.12: a task that sleeps with negative lag stays queued (sched_delayed) until picked, when it leaves for real, or woken, when ttwu_runnable requeues it on its CPU without select_task_rq — dequeue_entity, fair.c:5549 (6.12.117)"},
+	DELAY_ZERO: {Name: "DELAY_ZERO", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "EEVDF 6.12: a delayed task leaves (or is requeued) with its positive lag clipped to 0 — finish_delayed_dequeue_entity / requeue_delayed_entity, fair.c:5541, 6984 (6.12.117)"},
+	PREEMPT_SHORT: {Name: "PREEMPT_SHORT", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "EEVDF 6.12: an eligible wakee with a shorter slice cancels curr's RUN_TO_PARITY protection (and preempts if it would be picked); update_curr then reschedules an unprotected ineligible curr — do_preempt_short / did_preempt_short, fair.c:1180-1191 (6.12.117)"},
+	PLACE_REL_DEADLINE: {Name: "PLACE_REL_DEADLINE", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "EEVDF 6.12: a task moved without sleeping (load balance, active balance) keeps its deadline relative to its vruntime instead of getting a fresh slice — dequeue_entity / place_entity, fair.c:5574, 5294 (6.12.117)"},
 	LB_PERIODIC: {Name: "LB_PERIODIC", Kind: Bool, Group: Model, Default: 1, Max: 1,
 		Doc: "periodic load balance per domain at the kernel's intervals (and NOHZ idle balance on behalf of idle CPUs)"},
 	LB_NEWIDLE: {Name: "LB_NEWIDLE", Kind: Bool, Group: Model, Default: 1, Max: 1,
