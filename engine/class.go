@@ -214,6 +214,10 @@ type fairRules struct {
 	// v5.2's test is #ifdef CONFIG_PREEMPT, which the 2019 distribution
 	// kernels (PREEMPT_VOLUNTARY, no PREEMPT_DYNAMIC yet) did not set.
 	newidleDetachOne bool
+	// customSlices: a fair task may ask for its own slice
+	// (sched_attr.sched_runtime → se->custom_slice, v6.12), which
+	// place_entity and update_deadline keep (TaskSpec.Slice).
+	customSlices bool
 }
 
 // An eraDef is what the engine builds for an era: its class and its core
@@ -260,7 +264,7 @@ var eraDefs = map[knob.Era]eraDef{
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
-			nodeReclaimDistance: true, newidleDetachOne: true,
+			nodeReclaimDistance: true, newidleDetachOne: true, customSlices: true,
 		}},
 }
 

@@ -305,8 +305,8 @@ func (s *Sim) enqueueNew612(c *cpu, t *Task) {
 func (s *Sim) fork612(t, parent *Task) {
 	t.vlag = 0
 	t.relDeadline = false
-	if parent != nil {
-		t.customSlice = parent.customSlice
+	if parent != nil && t.customSlice == 0 {
+		t.customSlice = parent.customSlice // unless the child's spec asks for its own
 	}
 	t.slice = s.sliceOf(t)
 }

@@ -438,6 +438,10 @@ type TaskSpec struct {
 	// MeasureWakeups records this task's wakeup latencies in its
 	// workload's histogram.
 	MeasureWakeups bool
+	// Slice is the EEVDF request size sched_setattr's sched_runtime
+	// gives a fair task (era 6.12, __setscheduler_params: custom_slice,
+	// clamped to 0.1-100 ms as the kernel does); 0 keeps the base slice.
+	Slice int64
 	// SMTPressure (×1024, default 1024 when 0) says how much the task
 	// slows a co-running SMT sibling relative to the nominal loop.
 	SMTPressure int64
@@ -508,6 +512,16 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 		prog: spec.Program, state: TaskBlocked, cpu: -1, wokenAt: -1,
 		lastRanCPU: -1, recentUsedCPU: -1, lastWakee: -1, srqShard: -1, loadCPU: -1,
 		timerCPU: -1, nrAllowed: allowed.Weight(),
+	}
+	if spec.Slice != 0 {
+		if !s.fair.customSlices {
+			return 0, fmt.Errorf("engine: task %q asks for a %d ns slice, but era %s has no per-task slices (sched_attr.sched_runtime sets a fair task's slice from v6.12: era 6.12)", spec.Name, spec.Slice, s.k.Era())
+		}
+		if spec.Slice < 0 {
+			return 0, fmt.Errorf("engine: task %q: slice %d ns is negative", spec.Name, spec.Slice)
+		}
+		t.customSlice = min(max(spec.Slice, 100*Microsecond), 100*Millisecond)
+		t.slice = t.customSlice
 	}
 	t.progInto, _ = spec.Program.(ProgramInto)
 	t.load.last, t.util.last = s.now, s.now

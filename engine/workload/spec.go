@@ -173,6 +173,7 @@ var commonKeys = []Key{
 	{Name: "latency_nice", Type: IntKey, Default: "0", Min: -20, Max: 19, Doc: "latency-nice value of every thread"},
 	{Name: "cpus", Type: CPUListKey, Default: "", Doc: "CPU affinity as a cpulist (e.g. 0-21,44-65); default all CPUs"},
 	{Name: "smt_pressure", Type: IntKey, Default: "100", Min: 10, Max: 400, Doc: "how hard each thread presses on a shared SMT core, % of the preset's nominal loop"},
+	{Name: "slice_us", Type: IntKey, Default: "0", Min: 0, Max: 100000, Doc: "EEVDF slice each thread asks for with sched_setattr (sched_runtime; era 6.12 only, clamped to 100-100000 as the kernel does); 0: the base slice"},
 	{Name: "wss_kb", Type: IntKey, Default: "16", Min: 0, Max: 1 << 20, Doc: "hot working set per thread, KiB: what a migration has to refill (default per kind: 16, mprime 4096, compile 1024)"},
 }
 
@@ -209,6 +210,7 @@ type Builder struct {
 	Allowed  cpumask.Mask // zero-length: all CPUs
 	Pressure int64        // ×1024
 	WSSKB    int64        // hot working set per thread
+	SliceNS  int64        // sched_setattr slice per thread (0: base slice)
 	mm       int          // the workload's address space, for ThreadSpec
 	// afterSpawn, when set (AddSpecEach), runs after every task the
 	// builder creates; its error stops the build.
@@ -278,6 +280,7 @@ func newBuilder(sp Spec, ncpu int) (*Builder, error) {
 	b.LatNice = int(b.Int("latency_nice"))
 	b.Pressure = b.Int("smt_pressure") * 1024 / 100
 	b.WSSKB = b.Int("wss_kb")
+	b.SliceNS = b.Int("slice_us") * 1000
 	if !b.Has("wss_kb") && k.WSSKB > 0 {
 		b.WSSKB = k.WSSKB
 	}
@@ -392,7 +395,7 @@ func (b *Builder) TaskSpec(name string, prog engine.Program) engine.TaskSpec {
 	return engine.TaskSpec{
 		Name: name, Nice: b.Nice, LatencyNice: b.LatNice, Allowed: b.Allowed,
 		Program: prog, SMTPressure: b.Pressure, ParentCPU: b.parentCPU(),
-		WorkingSetKB: b.WSSKB,
+		WorkingSetKB: b.WSSKB, Slice: b.SliceNS,
 	}
 }
 
