@@ -878,6 +878,81 @@ func (s *Sim) updateNewidleCost(ds *domState, cost int64) bool {
 	return false
 }
 
+// updateNewidleStats is 6.12's update_newidle_stats (fair.c:12215 of
+// 6.12.117, the backport "sched/fair: Proportional newidle balance"): one
+// more call at this level, success more successes; every 1024 calls the
+// ratio becomes the successes counted and both counts halve.
+func updateNewidleStats(ds *domState, success int64) {
+	ds.niCall++
+	ds.niSuccess += success
+	if ds.niCall >= 1024 {
+		ds.niRatio = ds.niSuccess
+		ds.niCall /= 2
+		ds.niSuccess /= 2
+	}
+}
+
+// newidleBalance612 is sched_balance_newidle of 6.12.117 (fair.c:12871):
+// 6.6's newidle balance with NI_RANDOM — each level is balanced with
+// probability (2 + newidle_ratio)/1024, a skipped level counts a failed
+// call and the walk goes on to the next level; a level's success is
+// weighted by the inverse of that probability, so newidle_ratio estimates
+// its success rate ×1024 — and the walk stops once a task was pulled or
+// should_we_balance cleared continue_balancing (work arrived), which now
+// holds across levels. The dice are a per-CPU stream of the run's seed
+// (the kernel's sched_rng is seeded at boot, so its runs differ).
+func (s *Sim) newidleBalance612(c *cpu, skipLLC bool) int64 {
+	doms := c.domains()
+	if len(doms) == 0 {
+		return 0
+	}
+	next := s.now + Second
+	if !s.overloaded || c.avgIdle < c.doms[0].maxNewidleLBCost {
+		next = min(next, s.idleNextBalance(c, 0))
+		c.nextBalance = min(c.nextBalance, next)
+		return 0
+	}
+	cost := int64(0)
+	pulled := 0
+	cont := true
+	for i, dom := range doms {
+		ds := &c.doms[i]
+		if skipLLC && dom.ShareLLC {
+			continue
+		}
+		next = min(next, s.idleNextBalance(c, i))
+		if c.avgIdle < cost+ds.maxNewidleLBCost {
+			break
+		}
+		weight := int64(1)
+		if s.k.On(knob.NI_RANDOM) {
+			d1k := int64(c.niRand.Uint32() % 1024)
+			weight = 1 + ds.niRatio
+			if d1k > weight {
+				updateNewidleStats(ds, 0)
+				s.stats.newidleSkipped++
+				continue
+			}
+			weight = (1024 + weight/2) / weight
+		}
+		var t int64
+		pulled, t = s.loadBalance66(c, i, cpuNewlyIdle, &cont, c, s.now+cost)
+		if t != 0 {
+			success := int64(0)
+			if pulled > 0 {
+				success = weight
+			}
+			updateNewidleStats(ds, success)
+		}
+		s.updateNewidleCost(ds, t)
+		cost += t
+		if pulled > 0 || !cont {
+			break
+		}
+	}
+	return s.endNewidle(c, cost, next)
+}
+
 // newidleBalance66 is v6.6 newidle_balance: skipped when no CPU has a task
 // waiting or avg_idle is below the lowest level's max_newidle_lb_cost;
 // then level by level while avg_idle covers the cost so far plus the

@@ -218,6 +218,10 @@ type fairRules struct {
 	// (sched_attr.sched_runtime → se->custom_slice, v6.12), which
 	// place_entity and update_deadline keep (TaskSpec.Slice).
 	customSlices bool
+	// newidleRandom: the newly idle balance samples its levels (NI_RANDOM)
+	// and stops on continue_balancing (6.12.117's sched_balance_newidle,
+	// backport "sched/fair: Proportional newidle balance", Debian 6.12.69).
+	newidleRandom bool
 }
 
 // An eraDef is what the engine builds for an era: its class and its core
@@ -264,7 +268,7 @@ var eraDefs = map[knob.Era]eraDef{
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
-			nodeReclaimDistance: true, newidleDetachOne: true, customSlices: true,
+			nodeReclaimDistance: true, newidleDetachOne: true, customSlices: true, newidleRandom: true,
 		}},
 }
 

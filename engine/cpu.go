@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"schedplay/engine/cpuidle"
 	"schedplay/engine/knob"
@@ -104,6 +105,9 @@ type cpu struct {
 	// this CPU owes because a cache burner ran here last.
 	polluted int64
 
+	// niRand is the CPU's sched_rng (era 6.12's NI_RANDOM), nil elsewhere.
+	niRand *rand.Rand
+
 	// Accounting.
 	busyNS, idleNS int64
 	lastAcct       int64
@@ -117,6 +121,10 @@ type domState struct {
 	maxNewidleLBCost  int64
 	// localIdx is the index of the CPU's own group in the level's groups.
 	localIdx int
+	// niCall, niSuccess and niRatio are 6.12's sd->newidle_call,
+	// newidle_success and newidle_ratio (NI_RANDOM; sd_init starts them
+	// at 512, 256, 512).
+	niCall, niSuccess, niRatio int64
 	// ivMS is the balanceIntervalMS that ivIdle and ivBusy, the idle and
 	// busy get_sd_balance_interval, were computed for (0: none yet).
 	ivMS, ivIdle, ivBusy int64
@@ -135,11 +143,15 @@ func newCPU(s *Sim, id int) *cpu {
 		// Room for a few sleepers' timers before the list has to grow.
 		timers: make([]TaskID, 0, 4),
 	}
+	if s.fair.newidleRandom {
+		c.niRand = rand.New(rand.NewPCG(s.seed, 0x6e69<<32|uint64(id)))
+	}
 	for _, d := range s.topo.Domains[id] {
 		// The machine has been up long before the run starts: on an
 		// idle box no CPU has balanced for ages, so every level is due
 		// at its first chance (not one interval after "boot").
-		c.doms = append(c.doms, domState{balanceIntervalMS: d.MinIntervalMS, lastBalance: -3600 * Second, localIdx: groupIndex(d, id)})
+		c.doms = append(c.doms, domState{balanceIntervalMS: d.MinIntervalMS, lastBalance: -3600 * Second, localIdx: groupIndex(d, id),
+			niCall: 512, niSuccess: 256, niRatio: 512})
 	}
 	return c
 }

@@ -277,3 +277,38 @@ func delayingRun(t *testing.T) int64 {
 	t.Fatal("no run length delays b")
 	return 0
 }
+
+// NI_RANDOM: a newly idle balance runs a level with probability
+// (2 + newidle_ratio)/1024; the ratio follows the level's weighted
+// successes, halving its counts every 1024 calls.
+func TestNewidleRandomSamplesLevels(t *testing.T) {
+	var ds domState
+	ds.niCall, ds.niSuccess, ds.niRatio = 1023, 100, 512
+	updateNewidleStats(&ds, 4)
+	if ds.niRatio != 104 || ds.niCall != 512 || ds.niSuccess != 52 {
+		t.Fatalf("after the 1024th call: ratio %d calls %d successes %d, want 104 512 52", ds.niRatio, ds.niCall, ds.niSuccess)
+	}
+	for _, c := range []struct {
+		ratio      int64
+		lo, hi     float64 // share of levels balanced
+		knobNIRand string
+	}{{0, 0, 0.01, "1"}, {1023, 0.99, 1, "1"}, {512, 0.45, 0.55, "1"}, {0, 0.99, 1, "0"}} {
+		s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "6.12", "NI_RANDOM", c.knobNIRand)
+		cp := s.cpus[0]
+		s.overloaded = true
+		cp.avgIdle = Second
+		ran, n := 0, 2000
+		for i := 0; i < n; i++ {
+			cp.doms[0].niRatio, cp.doms[0].niCall = c.ratio, 0
+			s.overloaded, cp.avgIdle = true, Second // as a busy machine would keep them
+			before := s.stats.lbCalls
+			s.newidleBalance612(cp, false)
+			if s.stats.lbCalls > before {
+				ran++
+			}
+		}
+		if got := float64(ran) / float64(n); got < c.lo || got > c.hi {
+			t.Errorf("NI_RANDOM=%s ratio %d: %.3f of passes balanced, want %.2f..%.2f", c.knobNIRand, c.ratio, got, c.lo, c.hi)
+		}
+	}
+}

@@ -63,6 +63,7 @@ type Stats struct {
 	// Era 6.12's delayed dequeue: sleeps it delayed, delayed tasks the
 	// pick dequeued, and delayed tasks the balancer moved.
 	delayedDequeues, delayedFlushed, delayedMigrated int64
+	newidleSkipped                                   int64    // NI_RANDOM: newly idle levels the dice skipped
 	refillNS                                         [5]int64 // cache refill work owed after migrations, by distance
 }
 
@@ -217,6 +218,9 @@ type BalanceStats struct {
 	// node (migrate_task_to) and pairs swapped (migrate_swap).
 	NUMAMoves int64 `json:"numa_moves"`
 	NUMASwaps int64 `json:"numa_swaps"`
+	// NewidleSkipped counts the levels of newly idle balances that
+	// NI_RANDOM's dice skipped (era 6.12).
+	NewidleSkipped int64 `json:"newidle_skipped,omitempty"`
 }
 
 // Balance returns load-balancer counters.
@@ -226,7 +230,7 @@ func (s *Sim) Balance() BalanceStats {
 	return BalanceStats{Calls: st.lbCalls, Moved: st.lbMoved, HotSkipped: st.lbHotSkipped, ActiveBalances: st.activeBalances, CtxSwitches: st.ctxSwitches,
 		ImbLoad: m.imb[migrateLoad], ImbUtil: m.imb[migrateUtil], ImbTask: m.imb[migrateTask],
 		MovedLoad: m.moved[migrateLoad], MovedUtil: m.moved[migrateUtil], MovedTask: m.moved[migrateTask],
-		NUMAMoves: st.numaMigrations, NUMASwaps: st.numaSwaps}
+		NUMAMoves: st.numaMigrations, NUMASwaps: st.numaSwaps, NewidleSkipped: st.newidleSkipped}
 }
 
 // CPUBusyPct returns each CPU's busy time as a percentage of elapsed time.

@@ -54,6 +54,9 @@ func writeText(w io.Writer, cfg scenario.Config, r *scenario.Result) {
 	}
 	b := r.Balance
 	fmt.Fprintf(w, "load balance: %d passes, %d tasks moved, %d active balances; %d context switches\n", b.Calls, b.Moved, b.ActiveBalances, b.CtxSwitches)
+	if b.NewidleSkipped > 0 {
+		fmt.Fprintf(w, "  newly idle levels skipped by NI_RANDOM: %d\n", b.NewidleSkipped)
+	}
 	if b.NUMAMoves+b.NUMASwaps > 0 {
 		fmt.Fprintf(w, "  NUMA balancing: %d tasks moved to their memory's node, %d pairs swapped\n", b.NUMAMoves, b.NUMASwaps)
 	}

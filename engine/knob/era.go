@@ -291,6 +291,7 @@ func init() {
 	const eevdf612 = "an EEVDF feature new in 6.12 (features.h of 6.12.117): it exists only in era 6.12"
 	for _, e := range []Era{Era52, EraO1, Era66, Era61} {
 		absent(e, eevdf612, PICK_BUDDY, DELAY_DEQUEUE, DELAY_ZERO, PREEMPT_SHORT, PLACE_REL_DEADLINE)
+		absent(e, "a 6.12.y backport (\"sched/fair: Proportional newidle balance\", Debian 6.12.69): it exists only in era 6.12", NI_RANDOM)
 	}
 
 	// The EEVDF features and base slice exist only from v6.6.

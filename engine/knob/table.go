@@ -88,6 +88,7 @@ const (
 	DELAY_ZERO
 	PREEMPT_SHORT
 	PLACE_REL_DEADLINE
+	NI_RANDOM
 
 	numKnobs
 )
@@ -179,6 +180,8 @@ var table = [numKnobs]Def{
 		Doc: "EEVDF 6.12: an eligible wakee with a shorter slice cancels curr's RUN_TO_PARITY protection (and preempts if it would be picked); update_curr then reschedules an unprotected ineligible curr — do_preempt_short / did_preempt_short, fair.c:1180-1191 (6.12.117)"},
 	PLACE_REL_DEADLINE: {Name: "PLACE_REL_DEADLINE", Kind: Bool, Group: Feature, Default: 1, Max: 1,
 		Doc: "EEVDF 6.12: a task moved without sleeping (load balance, active balance) keeps its deadline relative to its vruntime instead of getting a fresh slice — dequeue_entity / place_entity, fair.c:5574, 5294 (6.12.117)"},
+	NI_RANDOM: {Name: "NI_RANDOM", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "6.12: the newly idle balance runs each level with probability (2 + newidle_ratio)/1024, newidle_ratio being the level's recent success rate ×1024 — sched_balance_newidle, fair.c:12943, backport \"sched/fair: Proportional newidle balance\" (6.12.69)"},
 	LB_PERIODIC: {Name: "LB_PERIODIC", Kind: Bool, Group: Model, Default: 1, Max: 1,
 		Doc: "periodic load balance per domain at the kernel's intervals (and NOHZ idle balance on behalf of idle CPUs)"},
 	LB_NEWIDLE: {Name: "LB_NEWIDLE", Kind: Bool, Group: Model, Default: 1, Max: 1,
