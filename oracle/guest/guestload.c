@@ -13,7 +13,8 @@
 //   guestload DURATION_NS KIND key=value ... [-- KIND key=value ...]
 //
 // Kinds: schbench (m t c s p), hackbench (g f l s p T), pipe (l T), hog
-// (n place); every kind takes nice and cpus (a cpulist, "" = all). At the
+// (n place); every kind takes nice, cpus (a cpulist, "" = all) and
+// slice_us (sched_setattr's sched_runtime, 0 = the base slice). At the
 // end it prints one line per workload, "guestload: {json}", on stdout.
 #define _GNU_SOURCE
 #include <errno.h>
@@ -87,9 +88,11 @@ static const char *get(struct spec *s, const char *k) {
 
 static long num(struct spec *s, const char *k) { return atol(get(s, k)); }
 
-// A task's setup: its name (the comm the trace shows), nice and CPUs.
+// A task's setup: its name (the comm the trace shows), nice, slice and
+// CPUs.
 struct common {
 	int nice;
+	long slice_us;
 	cpu_set_t cpus;
 	int has_cpus;
 };
@@ -111,10 +114,30 @@ static void parse_cpus(const char *list, struct common *c) {
 	}
 }
 
+// struct sched_attr of include/uapi/linux/sched/types.h (SCHED_ATTR_SIZE_VER1).
+struct slice_attr {
+	uint32_t size, sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime, sched_deadline, sched_period;
+	uint32_t sched_util_min, sched_util_max;
+};
+
 static void setup(const char *name, struct common *c, int pin) {
 	prctl(PR_SET_NAME, name, 0, 0, 0);
 	if (c->nice)
 		setpriority(PRIO_PROCESS, syscall(SYS_gettid), c->nice);
+	if (c->slice_us) {
+		// A fair task's own slice (6.12: __setscheduler_params sets
+		// se->custom_slice from sched_runtime); SCHED_OTHER, same nice.
+		struct slice_attr a = {.size = sizeof a, .sched_policy = SCHED_OTHER, .sched_nice = c->nice,
+				       .sched_runtime = (uint64_t)c->slice_us * 1000};
+		if (syscall(SYS_sched_setattr, 0, &a, 0) != 0) {
+			fprintf(stderr, "guestload: sched_setattr slice %ld us: %s\n", c->slice_us, strerror(errno));
+			exit(1);
+		}
+	}
 	if (pin >= 0) {
 		cpu_set_t one;
 		CPU_ZERO(&one);
@@ -689,6 +712,7 @@ int main(int argc, char **argv) {
 			l->spec.val[l->spec.n++] = eq + 1;
 		}
 		l->com.nice = num(&l->spec, "nice");
+		l->com.slice_us = num(&l->spec, "slice_us");
 		parse_cpus(get(&l->spec, "cpus"), &l->com);
 	}
 	// hackbench's parent is the task that forks the children and waits
