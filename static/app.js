@@ -1257,6 +1257,7 @@
     ["select_idle_smt", "try target's own SMT siblings"],
     ["busy target", "nothing idle found: the wakee queues on target behind what runs there (the tail)"],
     ["pinned", "the wakee may run on one CPU only: no search at all"],
+    ["delayed", "era 6.12 (DELAY_DEQUEUE): the wakee went to sleep with negative lag and was still queued; ttwu_runnable requeues it on its previous CPU, with no select_task_rq and no search"],
   ];
   const STATES = [
     ["busy", "running a task, or with tasks queued"],
@@ -1359,7 +1360,7 @@
     }
     const kv = (k, v) => el("div", {}, el("b", { textContent: k + " " }), v);
     const stages = el("table", { class: "stages" },
-      el("tbody", {}, ...x.stages.map((t) => el("tr", { class: t.result.includes("chosen") || t.result.startsWith("found") ? "won" : "" },
+      el("tbody", {}, ...x.stages.map((t) => el("tr", { class: t.result.includes("chosen") || t.result.startsWith("found") || t.stage === "delayed" ? "won" : "" },
         el("td", {}, el("code", { textContent: t.stage })), el("td", { textContent: t.result })))));
     const probes = el("div", { class: "probes" }, ...x.probes.map((p, i) => el("span", {
       class: "chip " + stateClass(p.state) + (p.cpu === x.chosen && i === x.probes.length - 1 ? " chosen" : ""),
