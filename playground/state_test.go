@@ -374,3 +374,25 @@ func TestEra612Links(t *testing.T) {
 		}
 	}
 }
+
+// The 6.6 → 6.12 experiment opens its three arms live, each in its own
+// era, and its link round-trips (arm C's DELAY_DEQUEUE is checked against
+// arm C's era, 6.12).
+func TestEra612ExperimentOpensThreeArms(t *testing.T) {
+	st, err := Parse("exp=era-6.6-vs-6.12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.NumArms() != 3 || st.Knobs["era"] != "6.6" || st.KnobsB["era"] != "6.12" || st.KnobsB["DELAY_DEQUEUE"] != "" ||
+		st.Extra[0]["era"] != "6.12" || st.Extra[0]["DELAY_DEQUEUE"] != "false" || st.Preset != "intel-2s-44c-88t" {
+		t.Fatalf("arms: %d, A %v, B %v, extra %v on %s", st.NumArms(), st.Knobs, st.KnobsB, st.Extra, st.Preset)
+	}
+	link := st.Encode()
+	if !strings.Contains(link, "exp=era-6.6-vs-6.12") || !strings.Contains(link, "arms=3") || !strings.Contains(link, "c.DELAY_DEQUEUE=false") {
+		t.Fatalf("link %s", link)
+	}
+	back, err := Parse(link)
+	if err != nil || back.Encode() != link || !back.IsExperiment() {
+		t.Fatalf("round trip of %s: %v %q", link, err, back.Encode())
+	}
+}
