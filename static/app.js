@@ -1007,7 +1007,12 @@
       el("td", { textContent: fmtInt(a.p50) }),
       el("td", { textContent: fmtInt(a.p99) }),
       el("td", { textContent: fmtInt(a.p999) }),
-      el("td", { textContent: (a.probesMean || 0).toFixed(1) })));
+      el("td", { textContent: (a.probesMean || 0).toFixed(1) }),
+      // Era 6.12: wakees requeued in place (delayed_requeue), of the sleeps kept queued.
+      el("td", a.delayed ? {
+        textContent: fmtInt(a.delayed.requeued),
+        title: `delayed dequeue: ${fmtInt(a.delayed.delayed)} sleeps kept queued; ${fmtInt(a.delayed.requeued)} woken there (requeued, no select_task_rq), ${fmtInt(a.delayed.dequeued)} dequeued by a pick, ${fmtInt(a.delayed.migrated)} moved while delayed`,
+      } : { textContent: "—", title: "this arm's era has no delayed dequeue (DELAY_DEQUEUE is a 6.12 feature)" })));
     tbody.replaceChildren(...rows);
   }
 
@@ -1080,7 +1085,7 @@
     }
 
     const tbody = $("arms").querySelector("tbody");
-    const armsKey = JSON.stringify((s.arms || []).map((a) => [a.label, a.wakeups, a.p50, a.p99, a.p999, a.probesMean]));
+    const armsKey = JSON.stringify((s.arms || []).map((a) => [a.label, a.wakeups, a.p50, a.p99, a.p999, a.probesMean, a.delayed]));
     if (armsKey !== armsRendered) {
       armsRendered = armsKey;
       renderArms(tbody, s.arms || []);
