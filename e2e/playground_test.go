@@ -229,6 +229,19 @@ func TestPlayground(t *testing.T) {
 		if st := p.state(); st.KnobsB["SIS_BOUND"] != "" {
 			t.Errorf("arm B kept SIS_BOUND=%s, which era 6.6 does not have", st.KnobsB["SIS_BOUND"])
 		}
+		// Era 6.12 is on the selector and runs: its 6.12-only knobs are
+		// live in B's column and greyed out in A's (5.2), and the arms
+		// table shows B's delayed requeues, A's as absent.
+		p.waitFor("6.12 among the era selector's options", `[...document.querySelector('#knobs select[data-knob="era"][data-arm="b"]').options].some((o) => o.value === "6.12")`, 5*time.Second)
+		p.do("pick era 6.12 for arm B", chromedp.Evaluate[chromedp.Void](
+			`(() => { const s = document.querySelector('#knobs select[data-knob="era"][data-arm="b"]'); s.value = "6.12"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`))
+		p.waitFor("b.era=6.12 in the link", `/[#&]b\.era=6\.12(&|$)/.test(location.hash) && sim.state().error === ""`, 10*time.Second)
+		p.waitFor("the arms with B on 6.12 built and running", `sim.state().building === null && sim.state().arms.length >= 2 && !sim.state().paused`, 60*time.Second)
+		p.waitFor("arm B (6.12) to wake tasks, with delayed-dequeue counters", `sim.state().arms[1].wakeups > 0 && sim.state().arms[1].delayed !== null && sim.state().arms[0].delayed === null`, 30*time.Second)
+		p.waitFor("DELAY_DEQUEUE live for arm B only", `!document.querySelector('#knobs input[data-knob="DELAY_DEQUEUE"][data-arm="b"]').disabled &&
+			document.querySelector('#knobs input[data-knob="DELAY_DEQUEUE"][data-arm="a"]').disabled`, 5*time.Second)
+		p.waitFor("the arms table's requeued column", `(() => { const r = document.querySelectorAll("#arms tbody tr"); return r.length >= 2 &&
+			r[0].cells[6].textContent === "—" && /^[0-9,]+$/.test(r[1].cells[6].textContent); })()`, 10*time.Second)
 
 		// A workload file (here an rt-app file) loaded with the picker
 		// becomes a self-contained rtapp:b64= row and runs.

@@ -236,6 +236,12 @@ func TestTeachingPage(t *testing.T) {
 			p.waitFor(e.Name+": reproduced at the quick size", `window.schedplayExperiment.quick.done === window.schedplayExperiment.quick.total &&
 				document.querySelector("#exp-checks li:nth-child(2) .badge").textContent.match(/PASS|FAIL/)`, 3*time.Minute)
 		}
+		if e.Name == "era-6.6-vs-6.12" {
+			// Three live arms: 6.6 without delayed dequeue, 6.12 requeuing
+			// delayed wakees in place, 6.12 NO_DELAY_DEQUEUE with none.
+			p.waitFor(e.Name+": delayed requeues in arm B only", `(() => { const a = sim.state().arms; return a.length === 3 && a[0].delayed === null &&
+				a[1].delayed !== null && a[1].delayed.requeued > 0 && a[2].delayed !== null && a[2].delayed.requeued === 0 && a[2].wakeups > 0; })()`, 90*time.Second)
+		}
 		if e.Name == "v2-hackbench-scaling" {
 			p.waitFor(e.Name+": the time-to-completion chart", `document.querySelectorAll("#exp-chart svg rect.seed").length > 0`, 10*time.Second)
 		}

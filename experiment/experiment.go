@@ -268,6 +268,28 @@ func field(res *scenario.Result, r presets.MetricRef) (float64, error) {
 	case "migrations":
 		m := res.Migrations
 		return float64(m.SMT + m.LLC + m.CrossLLC + m.CrossSocket), nil
+	case "ctx_switches":
+		return float64(res.Balance.CtxSwitches), nil
+	case "delayed", "delayed_requeued", "delayed_dequeued", "delayed_migrated", "delayed_requeue_pct":
+		d := res.Delayed
+		if d == nil {
+			era, _ := res.Knobs["era"].(string)
+			return 0, fmt.Errorf("era %s has no delayed dequeue (DELAY_DEQUEUE is a 6.12 feature)", era)
+		}
+		switch r.Field {
+		case "delayed":
+			return float64(d.Delayed), nil
+		case "delayed_requeued":
+			return float64(d.Requeued), nil
+		case "delayed_dequeued":
+			return float64(d.Dequeued), nil
+		case "delayed_migrated":
+			return float64(d.Migrated), nil
+		}
+		if res.Search.Wakeups == 0 {
+			return 0, fmt.Errorf("no wakeups")
+		}
+		return 100 * float64(d.Requeued) / float64(res.Search.Wakeups), nil
 	case "migrations_cross_llc":
 		// Every migration that leaves the LLC: to another LLC of the
 		// socket or to the other socket.

@@ -239,6 +239,8 @@ func (l *DecisionLog) format(x *rawDecision) LoggedDecision {
 // affine says what wake_affine decided, and why.
 func affine(d *engine.Decision) (string, string) {
 	switch {
+	case d.Stage == engine.StageDelayed:
+		return "skipped", fmt.Sprintf("the wakee was still queued on CPU %d (delayed dequeue: it went to sleep with negative lag and stayed on the runqueue), so ttwu_runnable requeues it there: select_task_rq is not called (no wake_affine, wake_wide or recent_used_cpu)", d.Prev)
 	case d.Stage == engine.StagePinned:
 		return "skipped", "the wakee may run on one CPU only: select_task_rq_fair is not called"
 	case d.WakeWide:
@@ -255,6 +257,12 @@ func affine(d *engine.Decision) (string, string) {
 		return "waker", why
 	}
 	return "prev", "wake_affine kept prev: the waker's CPU was neither idle nor lighter loaded"
+}
+
+// delayedResult is the panel's outcome of a delayed_requeue decision: the
+// wakee requeued on cpu, its previous CPU, without select_task_rq.
+func delayedResult(cpu int) string {
+	return fmt.Sprintf("requeued on prev CPU %d, no select_task_rq", cpu)
 }
 
 // stages reconstructs select_idle_sibling's path from the decision: the
@@ -278,6 +286,10 @@ func (l *DecisionLog) stages(x *rawDecision) (st []Tried, pr []Probed) {
 		return fmt.Sprintf("CPU %d busy", cpu)
 	}
 	switch d.Stage {
+	case engine.StageDelayed:
+		// Era 6.12: ttwu_runnable found the wakee still queued (delayed)
+		// and requeued it where it was; nothing was searched.
+		return append(st, Tried{"delayed", delayedResult(d.Chosen)}), pr
 	case engine.StagePinned:
 		return append(st, Tried{"pinned", fmt.Sprintf("CPU %d, its only allowed CPU", d.Chosen)}), pr
 	case engine.StageFallback:

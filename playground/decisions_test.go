@@ -2,6 +2,7 @@ package playground
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -117,6 +118,82 @@ func TestDecisionWithoutSearchHasEmptyLists(t *testing.T) {
 		}
 		if strings.Contains(string(b), `"probes":null`) || strings.Contains(string(b), `"stages":null`) {
 			t.Fatalf("decision written with null lists: %s", b)
+		}
+	}
+}
+
+// Era 6.12: a delayed task woken while still queued is requeued on its
+// CPU by ttwu_runnable without select_task_rq. The panel shows that
+// wakeup as its own outcome — one "delayed" stage, requeued on prev, no
+// probes, wake_affine skipped — and never as a select_idle_sibling path.
+func TestDelayedRequeueIsItsOwnOutcome(t *testing.T) {
+	st, err := Parse("w=hackbench:g=10,l=400&era=6.12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := BuildArm(st, 0, nil, func(time.Duration, bool) {}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Attach(a.Sim)
+	delayed, other := 0, 0
+	seen := l.Count()
+	for a.Sim.Now() < 40*engine.Millisecond && a.Sim.Step() {
+		n := l.Count() - seen
+		if n == 0 {
+			continue
+		}
+		seen = l.Count()
+		for _, d := range l.Last(int(min(n, LogSize))) {
+			if d.Stage != engine.StageDelayed.String() {
+				other++
+				for _, s := range d.Stages {
+					if s.Stage == "delayed" {
+						t.Fatalf("decision %d by %s shows a delayed stage: %+v", d.N, d.Stage, d.Stages)
+					}
+				}
+				continue
+			}
+			delayed++
+			want := []Tried{{"delayed", fmt.Sprintf("requeued on prev CPU %d, no select_task_rq", d.Prev)}}
+			if !slices.Equal(d.Stages, want) || len(d.Probes) != 0 || d.Chosen != d.Prev || d.Target != d.Prev {
+				t.Fatalf("delayed decision %d: stages %+v probes %+v prev %d target %d chosen %d; want %+v, no probes, chosen = target = prev",
+					d.N, d.Stages, d.Probes, d.Prev, d.Target, d.Chosen, want)
+			}
+			if d.Affine != "skipped" || !strings.Contains(d.AffineWhy, "ttwu_runnable") || !strings.Contains(d.AffineWhy, "select_task_rq is not called") {
+				t.Fatalf("delayed decision %d: wake_affine %q: %q", d.N, d.Affine, d.AffineWhy)
+			}
+			if d.SISCalled || d.SISProbes != 0 || d.CostNS != 0 {
+				t.Fatalf("delayed decision %d searched: %+v", d.N, d)
+			}
+			b, err := json.Marshal(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), `"probes":[]`) {
+				t.Fatalf("delayed decision written without an empty probe list: %s", b)
+			}
+		}
+	}
+	if delayed == 0 || other == 0 {
+		t.Fatalf("in 40 ms of hackbench on 6.12: %d delayed requeues, %d other decisions; the test needs both", delayed, other)
+	}
+	t.Logf("%d delayed requeues, %d other decisions", delayed, other)
+	// The same workload in era 6.6 has no delayed dequeue: no such decision.
+	st66, err := Parse("w=hackbench:g=10,l=400&era=6.6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a66, err := BuildArm(st66, 0, nil, func(time.Duration, bool) {}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l66 := Attach(a66.Sim)
+	for a66.Sim.Now() < 10*engine.Millisecond && a66.Sim.Step() {
+		for _, d := range l66.Last(1) {
+			if d.Stage == engine.StageDelayed.String() {
+				t.Fatalf("era 6.6 logged a delayed requeue: %+v", d)
+			}
 		}
 	}
 }

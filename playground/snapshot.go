@@ -17,11 +17,15 @@ import (
 // or after a step — the histogram bars. It travels as bytes (Encode,
 // Decode) in a transferable typed array, not as JSON.
 type Snapshot struct {
-	Seq      int64 // the build it belongs to
-	Arm      int
-	Totals   engine.Totals
-	Finished bool
-	Halted   bool
+	Seq    int64 // the build it belongs to
+	Arm    int
+	Totals engine.Totals
+	// Delayed are era 6.12's delayed-dequeue counters, when HasDelayed
+	// (the arm's era has DELAY_DEQUEUE).
+	HasDelayed bool
+	Delayed    engine.DelayedStats
+	Finished   bool
+	Halted     bool
 	// SimRate is simulated seconds per wall second, EventsPerSec engine
 	// events per wall second, both over the worker's last half second.
 	SimRate, EventsPerSec float64
@@ -87,6 +91,10 @@ const maxSnapProbes = 64
 // none).
 func (s *Snapshot) Fill(sim *engine.Sim, dec int64, bars bool, info int) int64 {
 	s.Totals = sim.Totals()
+	s.HasDelayed, s.Delayed = false, engine.DelayedStats{}
+	if d := sim.Delayed(); d != nil {
+		s.HasDelayed, s.Delayed = true, *d
+	}
 	s.Views = sim.CPUViews(s.Views)
 	nllc := sim.Topology().NLLC
 	s.HasIdle = s.HasIdle[:0]
@@ -179,7 +187,7 @@ func (s *Snapshot) fillPinned(sim *engine.Sim) {
 }
 
 // snapVersion starts every encoded snapshot.
-const snapVersion = 3
+const snapVersion = 4
 
 type enc struct{ b []byte }
 
@@ -220,6 +228,10 @@ func (s *Snapshot) Encode(b []byte) []byte {
 	t := &s.Totals
 	for _, v := range []int64{t.Now, t.Events, t.Ticks, t.Wakeups, t.SISCalls, t.SISProbes, t.SISFound, t.PlacedBusy,
 		t.SearchNS, t.CtxSwitches, t.Migrations, t.ConservationNS, t.LLCConservationNS} {
+		e.i(v)
+	}
+	e.u(s.HasDelayed)
+	for _, v := range []int64{s.Delayed.Delayed, s.Delayed.Requeued, s.Delayed.Dequeued, s.Delayed.Migrated} {
 		e.i(v)
 	}
 	e.u(s.Finished)
@@ -372,6 +384,10 @@ func (s *Snapshot) Decode(b []byte) error {
 	t := &s.Totals
 	for _, p := range []*int64{&t.Now, &t.Events, &t.Ticks, &t.Wakeups, &t.SISCalls, &t.SISProbes, &t.SISFound, &t.PlacedBusy,
 		&t.SearchNS, &t.CtxSwitches, &t.Migrations, &t.ConservationNS, &t.LLCConservationNS} {
+		*p = d.i()
+	}
+	s.HasDelayed = d.u()
+	for _, p := range []*int64{&s.Delayed.Delayed, &s.Delayed.Requeued, &s.Delayed.Dequeued, &s.Delayed.Migrated} {
 		*p = d.i()
 	}
 	s.Finished, s.Halted = d.u(), d.u()

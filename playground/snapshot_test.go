@@ -83,3 +83,40 @@ func TestSnapshotPinnedAndPolling(t *testing.T) {
 		t.Error("pinned tasks or polling flags differ after the round trip")
 	}
 }
+
+// An era 6.12 arm's snapshot carries its delayed-dequeue counters (the
+// page's arms table shows them) and they survive the encoding; an arm of
+// an era without DELAY_DEQUEUE has none.
+func TestSnapshotCarriesDelayedStats(t *testing.T) {
+	for _, c := range []struct {
+		link string
+		has  bool
+	}{{"era=6.12&w=hackbench:g=10,l=400", true}, {"era=6.6&w=hackbench:g=10,l=400", false}} {
+		st, err := Parse(c.link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := st.Config(0)
+		sim, err := cfg.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim.RunUntil(20 * engine.Millisecond)
+		var s Snapshot
+		s.Fill(sim, 0, false, -1)
+		want := sim.Delayed()
+		if s.HasDelayed != c.has || (want != nil) != c.has {
+			t.Fatalf("%s: HasDelayed %v, engine %+v", c.link, s.HasDelayed, want)
+		}
+		if c.has && (s.Delayed != *want || s.Delayed.Requeued == 0) {
+			t.Fatalf("%s: snapshot %+v, engine %+v", c.link, s.Delayed, *want)
+		}
+		var got Snapshot
+		if err := got.Decode(s.Encode(nil)); err != nil {
+			t.Fatal(err)
+		}
+		if got.HasDelayed != s.HasDelayed || got.Delayed != s.Delayed {
+			t.Fatalf("%s: after the round trip %v %+v, before %v %+v", c.link, got.HasDelayed, got.Delayed, s.HasDelayed, s.Delayed)
+		}
+	}
+}

@@ -185,6 +185,13 @@ func Parse(fragment string) (State, error) {
 	st := Base()
 	var workloads []string
 	sawWorkload, sawExp := false, false
+	// The knob keys the link sets, to check against their arm's era once
+	// every key is read (a link lists era after the knobs it sorts before).
+	type setKey struct {
+		key, name string
+		arm       int
+	}
+	var set []setKey
 	for _, part := range strings.Split(fragment, "&") {
 		if part == "" {
 			continue
@@ -254,13 +261,13 @@ func Parse(fragment string) (State, error) {
 			}
 		default:
 			target := st.Knobs
-			name := key
+			name, arm := key, 0
 			if b, ok := strings.CutPrefix(key, "b."); ok {
-				target, name = st.KnobsB, b
+				target, name, arm = st.KnobsB, b, 1
 			} else if x, ok := strings.CutPrefix(key, "c."); ok {
-				target, name = st.extra(0), x
+				target, name, arm = st.extra(0), x, 2
 			} else if x, ok := strings.CutPrefix(key, "d."); ok {
-				target, name = st.extra(1), x
+				target, name, arm = st.extra(1), x, 3
 			}
 			id, ok := knob.Lookup(name)
 			if !ok {
@@ -272,6 +279,26 @@ func Parse(fragment string) (State, error) {
 				return Default(), fmt.Errorf("link: %v", err)
 			}
 			target[d.Name] = val
+			set = append(set, setKey{key, d.Name, arm})
+		}
+	}
+	// A knob the arm's era does not have is refused by name, whatever its
+	// value, as the panel refuses it (the engine would accept the value an
+	// absent knob reads as, so DELAY_DEQUEUE=0 would pass in era 6.6).
+	for _, k := range set {
+		m := st.armKnobs(k.arm)
+		if _, ok := m[k.name]; !ok {
+			continue // the arm was dropped by a later arms=
+		}
+		era := knob.Era52
+		if v, ok := m["era"]; ok {
+			if e, err := knob.ParseEra(v); err == nil {
+				era = e
+			}
+		}
+		id, _ := knob.Lookup(k.name)
+		if ok, why := knob.Exists(id, era); !ok {
+			return Default(), fmt.Errorf("link key %q: knob %s does not exist in era %s: %s", k.key, k.name, era, why)
 		}
 	}
 	if st.Machine == nil {

@@ -270,3 +270,129 @@ func TestEveryKnobHasASource(t *testing.T) {
 		}
 	}
 }
+
+// Era 6.12 opens from a link like every other era: era= for arm A,
+// b.era= for arm B, each running its own era; a 6.12-only knob is taken
+// in era 6.12 and refused by name, whatever its value, in an era that
+// lacks it (the panel refuses it there too).
+func TestEra612Links(t *testing.T) {
+	run := func(st State, arm int) *scenario.Result {
+		t.Helper()
+		cfg := st.Config(arm)
+		cfg.Duration = 20 * engine.Millisecond
+		res, err := scenario.Run(cfg)
+		if err != nil {
+			t.Fatalf("arm %d of %s: %v", arm, st.Encode(), err)
+		}
+		return res
+	}
+	for _, c := range []struct {
+		frag    string
+		arms    int
+		era     []string // per arm
+		delayed []bool   // per arm: results carry delayed_dequeue
+	}{
+		{"era=6.12&w=hackbench:g=2,l=50", 1, []string{"6.12"}, []bool{true}},
+		{"ab=1&b.era=6.12&w=hackbench:g=2,l=50", 2, []string{"5.2", "6.12"}, []bool{false, true}},
+		{"era=6.6&ab=1&b.era=6.12&w=hackbench:g=2,l=50", 2, []string{"6.6", "6.12"}, []bool{false, true}},
+		{"era=6.12&DELAY_DEQUEUE=0&ab=1&b.era=6.12&w=hackbench:g=2,l=50", 2, []string{"6.12", "6.12"}, []bool{true, true}},
+	} {
+		st, err := Parse(c.frag)
+		if err != nil {
+			t.Fatalf("%s: %v", c.frag, err)
+		}
+		if st.NumArms() != c.arms {
+			t.Fatalf("%s: %d arms", c.frag, st.NumArms())
+		}
+		link := st.Encode()
+		back, err := Parse(link)
+		if err != nil || back.Encode() != link {
+			t.Fatalf("%s: round trip of %s: %v %q", c.frag, link, err, back.Encode())
+		}
+		for arm := 0; arm < c.arms; arm++ {
+			res := run(st, arm)
+			if got := res.Knobs["era"]; got != c.era[arm] {
+				t.Errorf("%s arm %d: ran era %v, want %s", c.frag, arm, got, c.era[arm])
+			}
+			if (res.Delayed != nil) != c.delayed[arm] {
+				t.Errorf("%s arm %d: delayed_dequeue %+v, want present %v", c.frag, arm, res.Delayed, c.delayed[arm])
+			}
+			if res.Search.Wakeups == 0 {
+				t.Errorf("%s arm %d: no wakeups", c.frag, arm)
+			}
+			// The page's own build of the arm (its worker's) runs the era too.
+			a, err := BuildArm(st, arm, nil, func(time.Duration, bool) {}, nil, nil)
+			if err != nil {
+				t.Fatalf("%s arm %d: page build: %v", c.frag, arm, err)
+			}
+			a.Sim.RunUntil(5 * engine.Millisecond)
+			if k := a.Sim.Knobs(); k.Era().String() != c.era[arm] || a.Sim.Totals().Wakeups == 0 {
+				t.Errorf("%s arm %d: the page's arm runs era %s with %d wakeups", c.frag, arm, k.Era(), a.Sim.Totals().Wakeups)
+			}
+		}
+	}
+	// DELAY_DEQUEUE=0 is taken in 6.12, and it turns delayed dequeue off.
+	on, err := Parse("era=6.12&w=hackbench:g=2,l=50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := Parse("era=6.12&DELAY_DEQUEUE=0&w=hackbench:g=2,l=50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off.Knobs["DELAY_DEQUEUE"] != "0" {
+		t.Fatalf("DELAY_DEQUEUE not kept: %v", off.Knobs)
+	}
+	if d := run(on, 0).Delayed; d == nil || d.Delayed == 0 {
+		t.Errorf("era 6.12 with DELAY_DEQUEUE on delayed nothing: %+v", d)
+	}
+	if d := run(off, 0).Delayed; d == nil || d.Delayed != 0 || d.Requeued != 0 {
+		t.Errorf("era 6.12 with DELAY_DEQUEUE=0 still delayed: %+v", d)
+	}
+	// Refused by name where the era lacks it, even at the value it reads
+	// as there, and with era= written after it as Encode sorts it.
+	for frag, key := range map[string]string{
+		"era=6.6&DELAY_DEQUEUE=0":                    `"DELAY_DEQUEUE"`,
+		"DELAY_DEQUEUE=0&era=6.6":                    `"DELAY_DEQUEUE"`,
+		"DELAY_DEQUEUE=1&era=6.6":                    `"DELAY_DEQUEUE"`,
+		"DELAY_DEQUEUE=0":                            `"DELAY_DEQUEUE"`,
+		"ab=1&b.era=6.6&b.DELAY_DEQUEUE=0":           `"b.DELAY_DEQUEUE"`,
+		"era=6.12&ab=1&b.DELAY_DEQUEUE=0":            `"b.DELAY_DEQUEUE"`,
+		"arms=3&b.era=6.12&c.era=6.6&c.PICK_BUDDY=0": `"c.PICK_BUDDY"`,
+		"era=6.12&SIS_PROP=0":                        `"SIS_PROP"`,
+	} {
+		st, err := Parse(frag)
+		if err == nil {
+			t.Errorf("%s: accepted (%s)", frag, st.Encode())
+			continue
+		}
+		if !strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "does not exist in era") {
+			t.Errorf("%s: error %q does not name %s and the era", frag, err, key)
+		}
+		if st.Encode() != Default().Encode() {
+			t.Errorf("%s: did not fall back to the defaults", frag)
+		}
+	}
+}
+
+// The 6.6 → 6.12 experiment opens its three arms live, each in its own
+// era, and its link round-trips (arm C's DELAY_DEQUEUE is checked against
+// arm C's era, 6.12).
+func TestEra612ExperimentOpensThreeArms(t *testing.T) {
+	st, err := Parse("exp=era-6.6-vs-6.12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.NumArms() != 3 || st.Knobs["era"] != "6.6" || st.KnobsB["era"] != "6.12" || st.KnobsB["DELAY_DEQUEUE"] != "" ||
+		st.Extra[0]["era"] != "6.12" || st.Extra[0]["DELAY_DEQUEUE"] != "false" || st.Preset != "intel-2s-44c-88t" {
+		t.Fatalf("arms: %d, A %v, B %v, extra %v on %s", st.NumArms(), st.Knobs, st.KnobsB, st.Extra, st.Preset)
+	}
+	link := st.Encode()
+	if !strings.Contains(link, "exp=era-6.6-vs-6.12") || !strings.Contains(link, "arms=3") || !strings.Contains(link, "c.DELAY_DEQUEUE=false") {
+		t.Fatalf("link %s", link)
+	}
+	back, err := Parse(link)
+	if err != nil || back.Encode() != link || !back.IsExperiment() {
+		t.Fatalf("round trip of %s: %v %q", link, err, back.Encode())
+	}
+}

@@ -1,5 +1,7 @@
 package playground
 
+import "schedplay/engine"
+
 // PageState is what window.sim.state() returns to the page (and what the
 // browser test reads back): the link, the settings, and per arm the key
 // numbers.
@@ -51,4 +53,8 @@ type ArmState struct {
 	ProbesMean float64 `json:"probesMean"`
 	SISCalls   int64   `json:"sisCalls"` // select_idle_cpu calls
 	Events     int64   `json:"events"`
+	// Delayed are era 6.12's delayed-dequeue counters (nil in an era
+	// without DELAY_DEQUEUE): sleeps kept queued, wakees requeued in place
+	// (the delayed_requeue decisions), dequeued by a pick, moved.
+	Delayed *engine.DelayedStats `json:"delayed"`
 }

@@ -121,7 +121,13 @@ var MetricFields = []string{
 	"ops_s", "us_per_op", "completion_s", "req_p50", "req_p99", "req_p50_s",
 	"probes_mean", "probes_max", "placed_busy_pct", "placement_cv", "sis_calls",
 	"cpu_busy_pct", "lock_wait_ms",
-	"probes_per_wakeup", "migrations", "migrations_cross_llc",
+	"probes_per_wakeup", "migrations", "migrations_cross_llc", "ctx_switches",
+	// Era 6.12's delayed dequeue (scenario.Result's delayed_dequeue; an
+	// error in an era without DELAY_DEQUEUE): sleeps kept queued, of
+	// those woken in place (ttwu_runnable, no select_task_rq), dequeued
+	// by a pick, moved while delayed, and the share of all wakeups that
+	// were requeues.
+	"delayed", "delayed_requeued", "delayed_dequeued", "delayed_migrated", "delayed_requeue_pct",
 }
 
 // metricRef is ARM[/WORKLOAD]:FIELD, e.g. "C:p99" or "HT/0:completion_s".

@@ -1007,7 +1007,12 @@
       el("td", { textContent: fmtInt(a.p50) }),
       el("td", { textContent: fmtInt(a.p99) }),
       el("td", { textContent: fmtInt(a.p999) }),
-      el("td", { textContent: (a.probesMean || 0).toFixed(1) })));
+      el("td", { textContent: (a.probesMean || 0).toFixed(1) }),
+      // Era 6.12: wakees requeued in place (delayed_requeue), of the sleeps kept queued.
+      el("td", a.delayed ? {
+        textContent: fmtInt(a.delayed.requeued),
+        title: `delayed dequeue: ${fmtInt(a.delayed.delayed)} sleeps kept queued; ${fmtInt(a.delayed.requeued)} woken there (requeued, no select_task_rq), ${fmtInt(a.delayed.dequeued)} dequeued by a pick, ${fmtInt(a.delayed.migrated)} moved while delayed`,
+      } : { textContent: "—", title: "this arm's era has no delayed dequeue (DELAY_DEQUEUE is a 6.12 feature)" })));
     tbody.replaceChildren(...rows);
   }
 
@@ -1080,7 +1085,7 @@
     }
 
     const tbody = $("arms").querySelector("tbody");
-    const armsKey = JSON.stringify((s.arms || []).map((a) => [a.label, a.wakeups, a.p50, a.p99, a.p999, a.probesMean]));
+    const armsKey = JSON.stringify((s.arms || []).map((a) => [a.label, a.wakeups, a.p50, a.p99, a.p999, a.probesMean, a.delayed]));
     if (armsKey !== armsRendered) {
       armsRendered = armsKey;
       renderArms(tbody, s.arms || []);
@@ -1257,6 +1262,7 @@
     ["select_idle_smt", "try target's own SMT siblings"],
     ["busy target", "nothing idle found: the wakee queues on target behind what runs there (the tail)"],
     ["pinned", "the wakee may run on one CPU only: no search at all"],
+    ["delayed", "era 6.12 (DELAY_DEQUEUE): the wakee went to sleep with negative lag and was still queued; ttwu_runnable requeues it on its previous CPU, with no select_task_rq and no search"],
   ];
   const STATES = [
     ["busy", "running a task, or with tasks queued"],
@@ -1359,7 +1365,7 @@
     }
     const kv = (k, v) => el("div", {}, el("b", { textContent: k + " " }), v);
     const stages = el("table", { class: "stages" },
-      el("tbody", {}, ...x.stages.map((t) => el("tr", { class: t.result.includes("chosen") || t.result.startsWith("found") ? "won" : "" },
+      el("tbody", {}, ...x.stages.map((t) => el("tr", { class: t.result.includes("chosen") || t.result.startsWith("found") || t.stage === "delayed" ? "won" : "" },
         el("td", {}, el("code", { textContent: t.stage })), el("td", { textContent: t.result })))));
     const probes = el("div", { class: "probes" }, ...x.probes.map((p, i) => el("span", {
       class: "chip " + stateClass(p.state) + (p.cpu === x.chosen && i === x.probes.length - 1 ? " chosen" : ""),

@@ -994,6 +994,10 @@ func stateView() playground.PageState {
 		if tot.SISCalls > 0 {
 			av.ProbesMean = finite(float64(tot.SISProbes) / float64(tot.SISCalls))
 		}
+		if sn.HasDelayed {
+			d := sn.Delayed
+			av.Delayed = &d
+		}
 		if len(sn.Hists) > 0 {
 			h := &sn.Hists[0]
 			av.Count, av.P50, av.P99, av.P999 = h.Count, h.Pct[0], h.Pct[1], h.Pct[2]
