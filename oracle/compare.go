@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -92,6 +93,13 @@ func (c *Comparison) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "guest: %s, %d CPUs, topology as simulated (packages, SMT siblings, L3, nodes, scheduler domains)\n", c.Guest.Kernel, c.Guest.NCPU)
 	fmt.Fprintf(w, "simulation: %v — %s\n", c.Knobs, c.EraNote)
+	if len(c.Features) > 0 {
+		var ts []string
+		for _, f := range c.Features {
+			ts = append(ts, f.Token())
+		}
+		fmt.Fprintf(w, "features: %s written to the guest's %s before the load (its features line shows them), and the same knobs in the simulation\n", strings.Join(ts, " "), schedFeaturesFile)
+	}
 	fmt.Fprintf(w, "workloads: %v for %g s; guest: %d wakeups of %d tasks over %.3f s, trace %d KB, %.0f s of wall time; sim: %d wakeups of %d tasks\n",
 		c.Workloads, c.Duration, c.Real.Wakeups, c.Real.Tasks, float64(c.Real.SpanNS)/1e9, c.TraceKB, c.WallS, c.Sim.Wakeups, c.Sim.Tasks)
 	for _, l := range c.Load {
