@@ -230,6 +230,7 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 	if c.Real, err = measure(strings.NewReader(traceText), tp, keep); err != nil {
 		return c, fmt.Errorf("the guest's trace: %v", err)
 	}
+	c.Real.setOps(guestOps(c.Load))
 	// The simulation of the closest era on the same machine, HZ as the
 	// guest kernel was built with.
 	c.Knobs = append([]string{"era=" + o.Kernel.Era}, o.Kernel.Knobs...)
@@ -254,6 +255,11 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 	if c.Sim, err = measure(&simTrace, tp, keep); err != nil {
 		return c, fmt.Errorf("the simulation's trace: %v", err)
 	}
+	var simOps int64
+	for _, w := range sim.Workloads() {
+		simOps += w.Ops
+	}
+	c.Sim.setOps(simOps)
 	c.Measures = compare(c.Real, c.Sim, o.Time)
 	return c, nil
 }
