@@ -31,12 +31,12 @@ type Options struct {
 	Duration  time.Duration
 	Seed      uint64
 	Time      TimeMode
+	Cache     string // the kernels' cache
+	Keep      string // keep the guest's files here ("": a temporary directory)
+	Logf      func(string, ...any)
 	// Features are set in the guest (sched/features, before the load)
 	// and in the simulation (the knobs); Kernel.ParseFeatures makes them.
 	Features []Feature
-	Cache    string // the kernels' cache
-	Keep     string // keep the guest's files here ("": a temporary directory)
-	Logf     func(string, ...any)
 }
 
 // Requirements names what the host lacks to boot a guest, as the Debian
@@ -81,28 +81,28 @@ func staticBusybox(path string) error {
 
 // Comparison is the real kernel beside the simulation.
 type Comparison struct {
-	Kernel    string   `json:"kernel"`
-	Package   string   `json:"package"`
-	Version   string   `json:"version"`
-	Shape     string   `json:"shape"`
-	Notes     []string `json:"notes"`
-	Time      TimeMode `json:"time_mode"`
-	Accel     string   `json:"accel"`
-	Workloads []string `json:"workloads"`
-	Duration  float64  `json:"duration_s"`
-	Era       string   `json:"sim_era"`
-	Knobs     []string `json:"sim_knobs"`
-	EraNote   string   `json:"sim_note"`
+	Kernel    string     `json:"kernel"`
+	Package   string     `json:"package"`
+	Version   string     `json:"version"`
+	Shape     string     `json:"shape"`
+	Notes     []string   `json:"notes"`
+	Time      TimeMode   `json:"time_mode"`
+	Accel     string     `json:"accel"`
+	Workloads []string   `json:"workloads"`
+	Duration  float64    `json:"duration_s"`
+	Era       string     `json:"sim_era"`
+	Knobs     []string   `json:"sim_knobs"`
+	EraNote   string     `json:"sim_note"`
+	Guest     *GuestView `json:"guest_topology"`
+	Load      []string   `json:"guest_load"`
+	Real      *Measures  `json:"real"`
+	Sim       *Measures  `json:"sim"`
+	Measures  []Row      `json:"measures"`
+	WallS     float64    `json:"guest_wall_s"`
+	TraceKB   int        `json:"guest_trace_kb"`
 	// Features are the --feature settings, applied on both sides (the
 	// guest's features line confirmed them).
-	Features []Feature  `json:"features,omitempty"`
-	Guest    *GuestView `json:"guest_topology"`
-	Load     []string   `json:"guest_load"`
-	Real     *Measures  `json:"real"`
-	Sim      *Measures  `json:"sim"`
-	Measures []Row      `json:"measures"`
-	WallS    float64    `json:"guest_wall_s"`
-	TraceKB  int        `json:"guest_trace_kb"`
+	Features []Feature `json:"features,omitempty"`
 }
 
 // TopologyError is a guest whose topology differs from the simulated
