@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -48,6 +49,12 @@ func compare(real, sim *Measures, tm TimeMode) []Row {
 	rows = append(rows, judge(Row{Name: "first runs' LLC spread", Real: real.FirstRunLLCSpread, Sim: sim.FirstRunLLCSpread, Tolerance: spreadTolerance}))
 	share("CPU time idle while a task waits elsewhere", real.IdleWhileWaiting, sim.IdleWhileWaiting)
 	rows = append(rows, judge(Row{Name: "context switches per wakeup", Real: real.SwitchesPerWakeup, Sim: sim.SwitchesPerWakeup, Tolerance: rateTolerance, Relative: true}))
+	// Per operation: shown, not judged (added after the tolerances were
+	// set; the table's counts stay those of the measures above).
+	if real.Ops > 0 && sim.Ops > 0 {
+		rows = append(rows, Row{Name: "context switches per operation", Real: real.SwitchesPerOp, Sim: sim.SwitchesPerOp, Verdict: "—", Unit: "shown, not judged"},
+			Row{Name: "migrations per operation", Real: real.MigrationsPerOp, Sim: sim.MigrationsPerOp, Verdict: "—", Unit: "shown, not judged"})
+	}
 	// Latencies are shown, not judged: the guest's clock is emulated
 	// (icount: a 1 GHz machine whose memory never stalls), the
 	// simulation's costs are the preset's hardware.
@@ -92,6 +99,13 @@ func (c *Comparison) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "guest: %s, %d CPUs, topology as simulated (packages, SMT siblings, L3, nodes, scheduler domains)\n", c.Guest.Kernel, c.Guest.NCPU)
 	fmt.Fprintf(w, "simulation: %v — %s\n", c.Knobs, c.EraNote)
+	if len(c.Features) > 0 {
+		var ts []string
+		for _, f := range c.Features {
+			ts = append(ts, f.Token())
+		}
+		fmt.Fprintf(w, "features: %s written to the guest's %s before the load (its features line shows them), and the same knobs in the simulation\n", strings.Join(ts, " "), schedFeaturesFile)
+	}
 	fmt.Fprintf(w, "workloads: %v for %g s; guest: %d wakeups of %d tasks over %.3f s, trace %d KB, %.0f s of wall time; sim: %d wakeups of %d tasks\n",
 		c.Workloads, c.Duration, c.Real.Wakeups, c.Real.Tasks, float64(c.Real.SpanNS)/1e9, c.TraceKB, c.WallS, c.Sim.Wakeups, c.Sim.Tasks)
 	for _, l := range c.Load {

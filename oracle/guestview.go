@@ -17,13 +17,16 @@ import (
 // siblings, L3 span and node; the nodes' distances; the scheduler
 // domains' spans (/proc/schedstat) and features (debugfs).
 type GuestView struct {
-	Kernel   string            `json:"kernel"` // uname -r
-	NCPU     int               `json:"ncpu"`
-	CPUs     []GuestCPU        `json:"cpus"`
-	Nodes    []GuestNode       `json:"nodes"`
-	Domains  [][]string        `json:"domains"` // per CPU, bottom-up: its domains' spans as CPU lists
-	Features []string          `json:"features"`
-	Tunables map[string]string `json:"tunables"`
+	Kernel   string      `json:"kernel"` // uname -r
+	NCPU     int         `json:"ncpu"`
+	CPUs     []GuestCPU  `json:"cpus"`
+	Nodes    []GuestNode `json:"nodes"`
+	Domains  [][]string  `json:"domains"` // per CPU, bottom-up: its domains' spans as CPU lists
+	Features []string    `json:"features"`
+	// FeatureWrites are the --feature writes the guest made before it
+	// printed Features: per token (NAME or NO_NAME), "ok" or "failed".
+	FeatureWrites map[string]string `json:"feature_writes,omitempty"`
+	Tunables      map[string]string `json:"tunables"`
 	// IdleDriver is the cpuidle driver ("none" without one), IdleStates
 	// its states on cpu0 (name, exit latency, target residency, disabled).
 	IdleDriver string      `json:"cpuidle_driver"`
@@ -127,6 +130,11 @@ func parseGuestView(text string) (*GuestView, error) {
 			v.Domains[cur] = append(v.Domains[cur], span)
 		case f[0] == "features":
 			v.Features = f[1:]
+		case f[0] == "featureset" && len(f) == 3:
+			if v.FeatureWrites == nil {
+				v.FeatureWrites = map[string]string{}
+			}
+			v.FeatureWrites[f[1]] = f[2]
 		case f[0] == "tunable" && len(f) == 3:
 			v.Tunables[f[1]] = f[2]
 		case f[0] == "idlestate" && len(f) == 5:

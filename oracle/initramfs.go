@@ -34,8 +34,10 @@ const (
 var traceEvents = []string{"sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_switch",
 	"sched_migrate_task", "sched_process_fork", "sched_process_exit"}
 
-// initScript is /init: %s are the trace events (space-separated) and the
-// guest load's arguments.
+// initScript is /init: the %s and %d are, in order, the --feature writes
+// (featureWrites), the trace buffer's size per CPU, the trace events
+// (space-separated) and the guest load's arguments. The writes come
+// before the features line, which shows what took.
 const initScript = `#!/bin/busybox sh
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -50,7 +52,7 @@ stty -F $out raw -echo
 T=/sys/kernel/tracing
 {
 echo "` + markTopology + `"
-echo "uname $(uname -r)"
+%secho "uname $(uname -r)"
 echo "ncpu $(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)"
 for c in /sys/devices/system/cpu/cpu[0-9]*; do
   n=${c##*cpu}
@@ -99,6 +101,22 @@ type initramfsOptions struct {
 	GuestLoad []byte   // guest/guestload.c, compiled static
 	LoadArgs  []string // its arguments
 	BufferKB  int      // trace buffer per CPU
+	Features  []Feature
+}
+
+// schedFeaturesFile is where the guest sets its sched_feats
+// (CONFIG_SCHED_DEBUG, debugfs mounted by /init).
+const schedFeaturesFile = "/sys/kernel/debug/sched/features"
+
+// featureWrites are /init's lines that write each feature's token into
+// sched/features and report each write ("featureset TOKEN ok|failed").
+func featureWrites(fs []Feature) string {
+	var b strings.Builder
+	for _, f := range fs {
+		t := f.Token()
+		fmt.Fprintf(&b, "if echo %s > %s; then echo \"featureset %s ok\"; else echo \"featureset %s failed\"; fi\n", t, schedFeaturesFile, t, t)
+	}
+	return b.String()
 }
 
 // buildInitramfs returns the gzip'd cpio archive.
@@ -118,7 +136,7 @@ func buildInitramfs(o initramfsOptions) ([]byte, error) {
 	for i, s := range o.LoadArgs {
 		args[i] = shellQuote(s)
 	}
-	a.file("init", 0o755, []byte(fmt.Sprintf(initScript, o.BufferKB, strings.Join(traceEvents, " "), strings.Join(args, " "))))
+	a.file("init", 0o755, []byte(fmt.Sprintf(initScript, featureWrites(o.Features), o.BufferKB, strings.Join(traceEvents, " "), strings.Join(args, " "))))
 	var out bytes.Buffer
 	if err := a.write(&out); err != nil {
 		return nil, err

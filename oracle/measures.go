@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -57,6 +58,17 @@ type Measures struct {
 	// SwitchesPerWakeup is context switches to or from a workload's
 	// task, per wakeup of one.
 	SwitchesPerWakeup float64 `json:"switches_per_wakeup"`
+	// Switches and Migrations are the counts behind the per-wakeup
+	// figures (Migrations over every distance).
+	Switches   int `json:"switches"`
+	Migrations int `json:"migrations"`
+	// Ops are the workloads' operations (hackbench messages received,
+	// schbench requests, pipe loops: the guest load counts what the
+	// simulation's workloads count), and the switches and migrations
+	// per operation (0 without operations: hog has none).
+	Ops             int64   `json:"ops"`
+	SwitchesPerOp   float64 `json:"switches_per_op"`
+	MigrationsPerOp float64 `json:"migrations_per_op"`
 	// Wakeup latency (wakeup to running), µs: time as the trace's clock
 	// has it (the guest's is emulated).
 	LatencyP50, LatencyP99 float64 `json:"-"`
@@ -218,6 +230,7 @@ func measure(r io.Reader, tp *machine.Topology, keep taskFilter) (*Measures, err
 					mine[next] = true
 					if t.lastCPU >= 0 && t.lastCPU != e.CPU {
 						m.MigrationsPerWakeup[distance(tp, t.lastCPU, e.CPU)]++
+						m.Migrations++
 					}
 					if t.woken {
 						lat = append(lat, float64(e.TS-t.wokenAt)/1000)
@@ -242,6 +255,7 @@ func measure(r io.Reader, tp *machine.Topology, keep taskFilter) (*Measures, err
 	}
 	m.PlacedBusy /= w
 	m.SwitchesPerWakeup = float64(switches) / w
+	m.Switches = switches
 	if cpuTime > 0 {
 		m.IdleWhileWaiting = idleWait / cpuTime
 	}
@@ -262,4 +276,32 @@ func measure(r io.Reader, tp *machine.Topology, keep taskFilter) (*Measures, err
 	}
 	m.SpanNS = last - first
 	return m, nil
+}
+
+// setOps records the workloads' operations and the per-operation rates.
+func (m *Measures) setOps(ops int64) {
+	m.Ops = ops
+	if ops > 0 {
+		m.SwitchesPerOp = float64(m.Switches) / float64(ops)
+		m.MigrationsPerOp = float64(m.Migrations) / float64(ops)
+	}
+}
+
+// guestOps sums the operations the guest load reports, one
+// "guestload: {...}" line per workload.
+func guestOps(load []string) int64 {
+	var n int64
+	for _, l := range load {
+		js, ok := strings.CutPrefix(l, "guestload: ")
+		if !ok {
+			continue
+		}
+		var r struct {
+			Ops int64 `json:"ops"`
+		}
+		if json.Unmarshal([]byte(js), &r) == nil {
+			n += r.Ops
+		}
+	}
+	return n
 }

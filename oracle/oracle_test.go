@@ -227,6 +227,41 @@ func TestMeasuresOfAHandMadeTrace(t *testing.T) {
 	if m.SwitchesPerWakeup != 3 { // 6 switches to or from a work task, 2 wakeups
 		t.Errorf("switches per wakeup %v", m.SwitchesPerWakeup)
 	}
+	// Per operation: the counts behind the rates, over the workload's
+	// operations (4 here: 1.5 switches and 0.25 migrations each).
+	m.setOps(4)
+	if m.Switches != 6 || m.Migrations != 1 || m.SwitchesPerOp != 1.5 || m.MigrationsPerOp != 0.25 {
+		t.Errorf("switches %d, migrations %d, per op %v, %v", m.Switches, m.Migrations, m.SwitchesPerOp, m.MigrationsPerOp)
+	}
+}
+
+// The guest load's operations come from its report lines, one per
+// workload.
+func TestGuestOps(t *testing.T) {
+	load := []string{
+		`guestload: {"kind":"hackbench","threads":16,"ops":6400,"finished":true,"completion_s":0.043381,"wall_s":0.043391,"wakeup_latency_us":null}`,
+		`guestload: {"kind":"schbench","threads":10,"ops":150,"finished":false}`,
+		"exit 0",
+	}
+	if n := guestOps(load); n != 6550 {
+		t.Errorf("ops %d", n)
+	}
+	rows := compare(&Measures{Ops: 10, SwitchesPerOp: 2}, &Measures{Ops: 20, SwitchesPerOp: 3}, Icount)
+	var names []string
+	for _, r := range rows {
+		if strings.Contains(r.Name, "per operation") {
+			names = append(names, r.Name)
+			if r.Verdict != "—" {
+				t.Errorf("%s judged", r.Name)
+			}
+		}
+	}
+	if len(names) != 2 {
+		t.Errorf("per-operation rows %v", names)
+	}
+	if rows := compare(&Measures{}, &Measures{Ops: 20}, Icount); strings.Contains(fmt.Sprint(rows), "per operation") {
+		t.Error("per-operation rows without the guest's operations")
+	}
 }
 
 // Every key of a spec goes to the guest load, as the simulator's parser

@@ -25,6 +25,11 @@ type Kernel struct {
 	Era   string
 	Knobs []string
 	Note  string
+	// SchedFeatures are the sched_feat names of the image's
+	// kernel/sched/features.h, in its order (read from the image's
+	// sched_feat_names, and printed by the guest's features line):
+	// --feature takes those that are knobs of the era.
+	SchedFeatures []string
 	// Time is the guest clock the kernel boots with by default, and
 	// TimeNote why, when it is not icount.
 	Time     TimeMode
@@ -37,7 +42,11 @@ var Kernels = []Kernel{
 		Name: "6.1", Package: "linux-image-6.1.0-57-amd64-unsigned", Pattern: `^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$`,
 		// 6.1's fair.c is CFS with the v6.x select_idle_sibling and the
 		// v5.5+ load balancer: era 6.1 (engine/class.go).
-		Era:  "6.1",
+		Era: "6.1",
+		SchedFeatures: []string{"GENTLE_FAIR_SLEEPERS", "START_DEBIT", "NEXT_BUDDY", "LAST_BUDDY", "CACHE_HOT_BUDDY",
+			"WAKEUP_PREEMPTION", "HRTICK", "HRTICK_DL", "DOUBLE_TICK", "NONTASK_CAPACITY", "TTWU_QUEUE", "SIS_PROP", "SIS_UTIL",
+			"WARN_DOUBLE_CLOCK", "RT_PUSH_IPI", "RT_RUNTIME_SHARE", "LB_MIN", "ATTACH_AGE_LOAD", "WA_IDLE", "WA_WEIGHT", "WA_BIAS",
+			"UTIL_EST", "UTIL_EST_FASTUP", "LATENCY_WARN", "NI_RANDOM", "ALT_PERIOD", "BASE_SLICE"},
 		Note: "era 6.1: CFS with the v6.x wakeup path (SIS_UTIL) and the v5.5+ balancer (not modelled: NI_RANDOM's newidle sampling, UTIL_EST)",
 		// Measured 2026-12-01: under single-threaded TCG with -icount
 		// (shift=0, sleep=off or on; -cpu max with or without x2apic or
@@ -48,8 +57,15 @@ var Kernels = []Kernel{
 	},
 	{
 		Name: "6.12", Package: "linux-image-6.12.117+deb12-amd64-unsigned", Pattern: `^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$`,
-		Era:  "6.6",
-		Note: "no 6.12 era yet: the simulation runs 6.6's EEVDF (no delayed dequeue, no PREEMPT_SHORT, no fair server)",
+		// 6.12's fair.c is EEVDF with delayed dequeue, PREEMPT_SHORT and
+		// PLACE_REL_DEADLINE: era 6.12 (engine/eevdf612.go, whose "Not
+		// modelled" list the Note repeats).
+		Era: "6.12",
+		SchedFeatures: []string{"PLACE_LAG", "PLACE_DEADLINE_INITIAL", "PLACE_REL_DEADLINE", "RUN_TO_PARITY", "PREEMPT_SHORT",
+			"NEXT_BUDDY", "PICK_BUDDY", "CACHE_HOT_BUDDY", "DELAY_DEQUEUE", "DELAY_ZERO", "WAKEUP_PREEMPTION", "HRTICK", "HRTICK_DL",
+			"DOUBLE_TICK", "NONTASK_CAPACITY", "TTWU_QUEUE", "SIS_UTIL", "WARN_DOUBLE_CLOCK", "RT_PUSH_IPI", "RT_RUNTIME_SHARE",
+			"LB_MIN", "ATTACH_AGE_LOAD", "WA_IDLE", "WA_WEIGHT", "WA_BIAS", "UTIL_EST", "LATENCY_WARN", "NI_RANDOM"},
+		Note: "era 6.12: EEVDF with delayed dequeue, PREEMPT_SHORT, PLACE_REL_DEADLINE and per-task slices (not modelled: NI_RANDOM's newidle sampling, the pick with prev still cfs_rq->curr, group entities, the fair deadline server, the deadline tree's order among equal deadlines)",
 		Time: Icount,
 	},
 }

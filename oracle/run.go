@@ -34,6 +34,9 @@ type Options struct {
 	Cache     string // the kernels' cache
 	Keep      string // keep the guest's files here ("": a temporary directory)
 	Logf      func(string, ...any)
+	// Features are set in the guest (sched/features, before the load)
+	// and in the simulation (the knobs); Kernel.ParseFeatures makes them.
+	Features []Feature
 }
 
 // Requirements names what the host lacks to boot a guest, as the Debian
@@ -97,6 +100,9 @@ type Comparison struct {
 	Measures  []Row      `json:"measures"`
 	WallS     float64    `json:"guest_wall_s"`
 	TraceKB   int        `json:"guest_trace_kb"`
+	// Features are the --feature settings, applied on both sides (the
+	// guest's features line confirmed them).
+	Features []Feature `json:"features,omitempty"`
 }
 
 // TopologyError is a guest whose topology differs from the simulated
@@ -131,6 +137,11 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, ft := range o.Features {
+		if _, err := o.Kernel.ParseFeature(ft.String()); err != nil {
+			return nil, err
+		}
+	}
 	f, err := Fetch(o.Kernel, o.Cache, o.Logf)
 	if err != nil {
 		return nil, err
@@ -153,7 +164,7 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	initrd, err := buildInitramfs(initramfsOptions{Busybox: busyboxPath, GuestLoad: load, LoadArgs: args, BufferKB: traceBufferKB(o.Duration, tp.NCPU)})
+	initrd, err := buildInitramfs(initramfsOptions{Busybox: busyboxPath, GuestLoad: load, LoadArgs: args, BufferKB: traceBufferKB(o.Duration, tp.NCPU), Features: o.Features})
 	if err != nil {
 		return nil, err
 	}
@@ -173,13 +184,16 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 	}
 	c := &Comparison{Kernel: o.Kernel.Name, Package: f.Package, Version: f.Version, Shape: o.Shape.String(), Notes: o.Notes,
 		Time: o.Time, Accel: res.Accel, Workloads: o.Workloads, Duration: o.Duration.Seconds(),
-		Era: o.Kernel.Era, EraNote: o.Kernel.Note, WallS: res.Wall.Seconds()}
+		Era: o.Kernel.Era, EraNote: o.Kernel.Note, Features: o.Features, WallS: res.Wall.Seconds()}
 	topo, _ := section(res.Report, markTopology)
 	if c.Guest, err = parseGuestView(topo); err != nil {
 		return nil, err
 	}
 	if diffs := c.Guest.Check(tp); len(diffs) > 0 {
 		return c, &TopologyError{Diffs: diffs}
+	}
+	if err := c.Guest.CheckFeatures(o.Features); err != nil {
+		return c, err
 	}
 	simSpec, idleNote := c.Guest.withIdle(spec)
 	simSpec, numaNote := c.Guest.withNUMA(simSpec)
@@ -216,10 +230,14 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 	if c.Real, err = measure(strings.NewReader(traceText), tp, keep); err != nil {
 		return c, fmt.Errorf("the guest's trace: %v", err)
 	}
+	c.Real.setOps(guestOps(c.Load))
 	// The simulation of the closest era on the same machine, HZ as the
 	// guest kernel was built with.
 	c.Knobs = append([]string{"era=" + o.Kernel.Era}, o.Kernel.Knobs...)
 	c.Knobs = append(c.Knobs, fmt.Sprintf("hz=%d", hz))
+	for _, ft := range o.Features {
+		c.Knobs = append(c.Knobs, ft.Knob())
+	}
 	cfg := scenario.Config{Machine: simSpec, Preset: simSpec.Name, Workloads: o.Workloads, Knobs: c.Knobs, Seed: o.Seed, Duration: int64(o.Duration)}
 	sim, err := cfg.Build()
 	if err != nil {
@@ -237,6 +255,11 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 	if c.Sim, err = measure(&simTrace, tp, keep); err != nil {
 		return c, fmt.Errorf("the simulation's trace: %v", err)
 	}
+	var simOps int64
+	for _, w := range sim.Workloads() {
+		simOps += w.Ops
+	}
+	c.Sim.setOps(simOps)
 	c.Measures = compare(c.Real, c.Sim, o.Time)
 	return c, nil
 }

@@ -35,7 +35,12 @@ var verbSynopsis = map[string]string{
 		"Boots the Debian kernel under QEMU on the machine's shape (a preset scaled down, LLC shape kept),\n" +
 		"checks that the guest's topology and scheduler domains are the simulated machine's, runs the\n" +
 		"workloads there with the sched tracepoints on and in the simulation of the closest era, and\n" +
-		"prints the decision measures of both, with a tolerance and a verdict each.\n",
+		"prints the decision measures of both, with a tolerance and a verdict each.\n" +
+		"--feature NAME=0|1 (repeatable) sets one of the kernel's sched_feats on both sides: the guest\n" +
+		"writes NAME or NO_NAME into /sys/kernel/debug/sched/features before the load (the run fails\n" +
+		"unless its features line then shows it), the simulation gets the knob NAME. Only a knob that\n" +
+		"is one of the kernel's sched_feats and exists in its era is taken (6.12: DELAY_DEQUEUE,\n" +
+		"RUN_TO_PARITY, PLACE_LAG, NEXT_BUDDY, WAKEUP_PREEMPTION, SIS_UTIL, WA_IDLE, ...).\n",
 	"reproduce": "usage: schedsim reproduce [--json] [--quick] [--no-wall-time] [--out FILE] [TARGET...]\n\n" +
 		"Runs the validation experiments (all, or the TARGETs named: V1, v1-sis-schbench, ...)\n" +
 		"and prints seed vs simulated figures and PASS/FAIL per check. Exit status 1 when a\n" +

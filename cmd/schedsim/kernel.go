@@ -19,7 +19,7 @@ import (
 type kernelFlags struct {
 	kernel, preset, machineFile, smp string
 	maxCPUs                          int
-	workloads                        multiFlag
+	workloads, features              multiFlag
 	duration                         time.Duration
 	durFlag                          durationFlag
 	seed                             uint64
@@ -39,6 +39,7 @@ func kernelFlagSet(f *kernelFlags) *flag.FlagSet {
 	fs.StringVar(&f.smp, "smp", "", "the guest's `SHAPE` instead of a preset's: sockets=S,cores=C,threads=T[,llcs=L] (C cores per socket in L LLCs)")
 	fs.IntVar(&f.maxCPUs, "max-cpus", 16, "scale a preset down to at most `N` vCPUs (TCG runs them all on one host thread)")
 	fs.Var(&f.workloads, "workload", "workload `SPEC` as run takes it (repeatable; the guest runs schbench, hackbench, pipe and hog)")
+	fs.Var(&f.features, "feature", "set a sched_feat on both sides, `NAME=0|1` (repeatable): the guest writes NAME or NO_NAME into /sys/kernel/debug/sched/features before the load, the simulation gets the knob; only the kernel's own sched_feats its era has as knobs (e.g. DELAY_DEQUEUE, RUN_TO_PARITY, PLACE_LAG, WA_IDLE for 6.12)")
 	f.duration = time.Second
 	f.durFlag = durationFlag{d: &f.duration}
 	fs.Var(&f.durFlag, "duration", "how long the workloads run, in the guest and in the simulation (`TIME`)")
@@ -72,12 +73,24 @@ func cmdKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			ks = []oracle.Kernel{*k}
 		}
-		return kernelTable(ctx, ks, stdout, stderr)
+		feats := map[string][]oracle.Feature{}
+		for i := range ks {
+			fs, err := ks[i].ParseFeatures(f.features)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			feats[ks[i].Name] = fs
+		}
+		return kernelTable(ctx, ks, feats, stdout, stderr)
 	}
 	if f.kernel == "" {
 		return usagef("kernel: --kernel is required (%s)", kernelNames())
 	}
 	k, err := oracle.KernelByName(f.kernel)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	features, err := k.ParseFeatures(f.features)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -118,7 +131,7 @@ func cmdKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer out.abort()
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "kernel: "+format+"\n", a...) }
 	c, err := oracle.Run(ctx, oracle.Options{Kernel: k, Base: base, Shape: shape, Notes: notes, Workloads: f.workloads,
-		Duration: f.duration, Seed: f.seed, Time: tm, Cache: cache, Keep: f.keep, Logf: logf})
+		Duration: f.duration, Seed: f.seed, Time: tm, Features: features, Cache: cache, Keep: f.keep, Logf: logf})
 	var te *oracle.TopologyError
 	if errors.As(err, &te) {
 		return usagef("kernel: %v", err)
@@ -232,8 +245,9 @@ var tableWorkloads = []string{"schbench:m=2,t=4", "hackbench:g=2,f=4,l=200", "pi
 
 // kernelTable runs each of ks on every shape and workload for 1 s and
 // prints one Markdown row each: the judged measures within tolerance and
-// the ones beyond it, real → sim.
-func kernelTable(ctx context.Context, ks []oracle.Kernel, stdout, stderr io.Writer) error {
+// the ones beyond it, real → sim. feats are each kernel's --feature
+// settings, named in its rows.
+func kernelTable(ctx context.Context, ks []oracle.Kernel, feats map[string][]oracle.Feature, stdout, stderr io.Writer) error {
 	if missing := oracle.Requirements(); len(missing) > 0 {
 		return usagef("kernel: this machine lacks %s (make kernel-deps)", strings.Join(missing, ", "))
 	}
@@ -245,6 +259,10 @@ func kernelTable(ctx context.Context, ks []oracle.Kernel, stdout, stderr io.Writ
 	fmt.Fprintln(stdout, "|---|---|---|---|---|")
 	for i := range ks {
 		k := &ks[i]
+		label := string(k.Time)
+		for _, ft := range feats[k.Name] {
+			label += ", " + ft.Token()
+		}
 		for _, sh := range tableShapes {
 			spec, err := presets.Machine(sh.preset)
 			if err != nil {
@@ -254,11 +272,11 @@ func kernelTable(ctx context.Context, ks []oracle.Kernel, stdout, stderr io.Writ
 			for _, w := range tableWorkloads {
 				fmt.Fprintf(stderr, "kernel table: %s, %s, %s\n", k.Name, shape, w)
 				c, err := oracle.Run(ctx, oracle.Options{Kernel: k, Base: spec, Shape: shape, Notes: notes, Workloads: []string{w},
-					Duration: time.Second, Seed: 1, Time: k.Time, Cache: cache, Logf: func(string, ...any) {}})
+					Duration: time.Second, Seed: 1, Time: k.Time, Features: feats[k.Name], Cache: cache, Logf: func(string, ...any) {}})
 				if ctx.Err() != nil {
 					return &interruptedError{"interrupted; the rows above are complete"}
 				}
-				row := fmt.Sprintf("| %s (%s) | %s: %s (%s) | `%s` |", k.Name, k.Time, sh.preset, sh.what, shape, w)
+				row := fmt.Sprintf("| %s (%s) | %s: %s (%s) | `%s` |", k.Name, label, sh.preset, sh.what, shape, w)
 				if err != nil {
 					// One table row: the console tail's lines joined, and cut.
 					msg := strings.ReplaceAll(strings.Join(strings.Fields(err.Error()), " "), "|", "/")

@@ -21,6 +21,11 @@ func TestKernelVerbRefusesByName(t *testing.T) {
 		{append([]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=3,llcs=2"}, w...), "3 cores per socket do not split into 2 LLCs"},
 		{append([]string{"kernel", "--kernel", "6.12"}, w...), "give --preset NAME, --machine-file FILE or --smp"},
 		{append([]string{"kernel", "--kernel", "6.12", "--preset", "intel-2s-44c-88t", "--max-cpus", "65"}, w...), "--max-cpus 65 out of range (allowed: 1..64)"},
+		{append([]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=2", "--feature", "SIS_BOUND=1"}, w...), "--feature SIS_BOUND: a knob, but not a sched_feat of kernel 6.12"},
+		{append([]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=2", "--feature", "NOPE=1"}, w...), "--feature NOPE: not a knob (allowed for kernel 6.12: DELAY_DEQUEUE, "},
+		{append([]string{"kernel", "--kernel", "6.1", "--smp", "sockets=1,cores=2", "--feature", "NEXT_BUDDY=1"}, w...), "knob NEXT_BUDDY does not exist in era 6.1"},
+		{append([]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=2", "--feature", "DELAY_DEQUEUE=yes"}, w...), `--feature DELAY_DEQUEUE: value "yes" not allowed (allowed: 0, 1)`},
+		{[]string{"kernel", "--table", "--kernel", "6.1", "--feature", "DELAY_DEQUEUE=0"}, "not a sched_feat of kernel 6.1"},
 	} {
 		_, stderr, code := runCLI(t, c.args...)
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
