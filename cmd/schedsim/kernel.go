@@ -11,6 +11,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"schedplay/engine/knob"
 	"schedplay/engine/machine"
 	"schedplay/oracle"
 	"schedplay/presets"
@@ -24,6 +25,7 @@ type kernelFlags struct {
 	durFlag                          durationFlag
 	seed                             uint64
 	timeMode, format, out, keep      string
+	era                              string
 	force, fetchOnly, table          bool
 }
 
@@ -44,6 +46,7 @@ func kernelFlagSet(f *kernelFlags) *flag.FlagSet {
 	f.durFlag = durationFlag{d: &f.duration}
 	fs.Var(&f.durFlag, "duration", "how long the workloads run, in the guest and in the simulation (`TIME`)")
 	fs.Uint64Var(&f.seed, "seed", 1, "the simulation's `SEED`")
+	fs.StringVar(&f.era, "era", "", "simulate `ERA` instead of the kernel's own era (an A/B of two eras against one guest run: the icount guest repeats; the output names the override)")
 	fs.StringVar(&f.timeMode, "time", "", "the guest's clock, `MODE`: icount (one host thread, 1 ns per instruction: deterministic) or host (one thread per vCPU, the host's clock); default: icount, host for 6.1 (which does not boot under icount)")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text or json")
 	fs.StringVar(&f.out, "out", "", "write the output to `FILE` (whole or not at all)")
@@ -72,9 +75,14 @@ func cmdKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				return usagef("%v", err)
 			}
 			ks = []oracle.Kernel{*k}
+		} else {
+			ks = append([]oracle.Kernel(nil), ks...)
 		}
 		feats := map[string][]oracle.Feature{}
 		for i := range ks {
+			if err := withEra(&ks[i], f.era); err != nil {
+				return err
+			}
 			fs, err := ks[i].ParseFeatures(f.features)
 			if err != nil {
 				return usagef("%v", err)
@@ -86,9 +94,14 @@ func cmdKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if f.kernel == "" {
 		return usagef("kernel: --kernel is required (%s)", kernelNames())
 	}
-	k, err := oracle.KernelByName(f.kernel)
+	kp, err := oracle.KernelByName(f.kernel)
 	if err != nil {
 		return usagef("%v", err)
+	}
+	kc := *kp
+	k := &kc
+	if err := withEra(k, f.era); err != nil {
+		return err
 	}
 	features, err := k.ParseFeatures(f.features)
 	if err != nil {
@@ -243,6 +256,23 @@ var tableShapes = []struct {
 
 var tableWorkloads = []string{"schbench:m=2,t=4", "hackbench:g=2,f=4,l=200", "pipe:l=20000"}
 
+// withEra makes k's simulation run era (--era) instead of the kernel's
+// own; "" keeps it. The kernel's knobs belong to its own era and go.
+func withEra(k *oracle.Kernel, era string) error {
+	if era == "" {
+		return nil
+	}
+	e, err := knob.ParseEra(era)
+	if err != nil {
+		return usagef("--era: %v", err)
+	}
+	if e.String() != k.Era {
+		k.Note = fmt.Sprintf("--era %s: the simulation runs era %s instead of kernel %s's own era %s", e, e, k.Name, k.Era)
+		k.Era, k.Knobs = e.String(), nil
+	}
+	return nil
+}
+
 // kernelTable runs each of ks on every shape and workload for 1 s and
 // prints one Markdown row each: the judged measures within tolerance and
 // the ones beyond it, real → sim. feats are each kernel's --feature
@@ -260,6 +290,9 @@ func kernelTable(ctx context.Context, ks []oracle.Kernel, feats map[string][]ora
 	for i := range ks {
 		k := &ks[i]
 		label := string(k.Time)
+		if own, err := oracle.KernelByName(k.Name); err == nil && own.Era != k.Era {
+			label += ", era " + k.Era
+		}
 		for _, ft := range feats[k.Name] {
 			label += ", " + ft.Token()
 		}

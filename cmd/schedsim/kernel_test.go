@@ -24,6 +24,8 @@ func TestKernelVerbRefusesByName(t *testing.T) {
 		{append([]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=2", "--feature", "SIS_BOUND=1"}, w...), "--feature SIS_BOUND: a knob, but not a sched_feat of kernel 6.12"},
 		{append([]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=2", "--feature", "NOPE=1"}, w...), "--feature NOPE: not a knob (allowed for kernel 6.12: DELAY_DEQUEUE, "},
 		{append([]string{"kernel", "--kernel", "6.1", "--smp", "sockets=1,cores=2", "--feature", "NEXT_BUDDY=1"}, w...), "knob NEXT_BUDDY does not exist in era 6.1"},
+		{append([]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=2", "--era", "7.0"}, w...), "--era: knob era: bad value \"7.0\""},
+		{append([]string{"kernel", "--kernel", "6.12", "--era", "6.6", "--smp", "sockets=1,cores=2", "--feature", "DELAY_DEQUEUE=0"}, w...), "DELAY_DEQUEUE does not exist in era 6.6"},
 		{append([]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=2", "--feature", "DELAY_DEQUEUE=yes"}, w...), `--feature DELAY_DEQUEUE: value "yes" not allowed (allowed: 0, 1)`},
 		{[]string{"kernel", "--table", "--kernel", "6.1", "--feature", "DELAY_DEQUEUE=0"}, "not a sched_feat of kernel 6.1"},
 	} {
