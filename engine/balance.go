@@ -198,9 +198,6 @@ func (s *Sim) balanceInterval(dom *machine.Domain, ds *domState, busy bool) int6
 // rules differ).
 func (s *Sim) newidleBalanceFair(c *cpu, skipLLC bool) int64 {
 	if s.fair.balancer == balancer66 {
-		if s.fair.newidleRandom {
-			return s.newidleBalance612(c, skipLLC)
-		}
 		return s.newidleBalance66(c, skipLLC)
 	}
 	return s.idleBalance52(c, skipLLC)

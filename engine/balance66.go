@@ -892,16 +892,23 @@ func updateNewidleStats(ds *domState, success int64) {
 	}
 }
 
-// newidleBalance612 is sched_balance_newidle of 6.12.117 (fair.c:12871):
-// 6.6's newidle balance with NI_RANDOM — each level is balanced with
-// probability (2 + newidle_ratio)/1024, a skipped level counts a failed
-// call and the walk goes on to the next level; a level's success is
-// weighted by the inverse of that probability, so newidle_ratio estimates
-// its success rate ×1024 — and the walk stops once a task was pulled or
-// should_we_balance cleared continue_balancing (work arrived), which now
+// newidleBalance66 is v6.6 newidle_balance: skipped when no CPU has a task
+// waiting or avg_idle is below the lowest level's max_newidle_lb_cost;
+// then level by level while avg_idle covers the cost so far plus the
+// level's max_newidle_lb_cost, each level's cost feeding
+// update_newidle_cost; it stops once a task was pulled or work arrived.
+// skipLLC leaves out the levels the shared runqueue already covered.
+//
+// With the era's newidleRandom it is sched_balance_newidle of 6.12.117
+// (fair.c:12871): NI_RANDOM balances each level with probability
+// (2 + newidle_ratio)/1024 — a skipped level counts a failed call and the
+// walk goes on to the next level; a level's success is weighted by the
+// inverse of that probability, so newidle_ratio estimates its success
+// rate ×1024 — and the walk stops once a task was pulled or
+// should_we_balance cleared continue_balancing (work arrived), which then
 // holds across levels. The dice are a per-CPU stream of the run's seed
 // (the kernel's sched_rng is seeded at boot, so its runs differ).
-func (s *Sim) newidleBalance612(c *cpu, skipLLC bool) int64 {
+func (s *Sim) newidleBalance66(c *cpu, skipLLC bool) int64 {
 	doms := c.domains()
 	if len(doms) == 0 {
 		return 0
@@ -935,9 +942,12 @@ func (s *Sim) newidleBalance612(c *cpu, skipLLC bool) int64 {
 			}
 			weight = (1024 + weight/2) / weight
 		}
+		if !s.fair.newidleRandom {
+			cont = true // 6.6 declares continue_balancing per level
+		}
 		var t int64
 		pulled, t = s.loadBalance66(c, i, cpuNewlyIdle, &cont, c, s.now+cost)
-		if t != 0 {
+		if t != 0 && s.fair.newidleRandom {
 			success := int64(0)
 			if pulled > 0 {
 				success = weight
@@ -946,47 +956,11 @@ func (s *Sim) newidleBalance612(c *cpu, skipLLC bool) int64 {
 		}
 		s.updateNewidleCost(ds, t)
 		cost += t
-		if pulled > 0 || !cont {
-			break
-		}
-	}
-	return s.endNewidle(c, cost, next)
-}
-
-// newidleBalance66 is v6.6 newidle_balance: skipped when no CPU has a task
-// waiting or avg_idle is below the lowest level's max_newidle_lb_cost;
-// then level by level while avg_idle covers the cost so far plus the
-// level's max_newidle_lb_cost, each level's cost feeding
-// update_newidle_cost; it stops once a task was pulled or work arrived.
-// skipLLC leaves out the levels the shared runqueue already covered.
-func (s *Sim) newidleBalance66(c *cpu, skipLLC bool) int64 {
-	doms := c.domains()
-	if len(doms) == 0 {
-		return 0
-	}
-	next := s.now + Second
-	if !s.overloaded || c.avgIdle < c.doms[0].maxNewidleLBCost {
-		next = min(next, s.idleNextBalance(c, 0))
-		c.nextBalance = min(c.nextBalance, next)
-		return 0
-	}
-	cost := int64(0)
-	pulled := 0
-	for i, dom := range doms {
-		ds := &c.doms[i]
-		if skipLLC && dom.ShareLLC {
-			continue
-		}
-		next = min(next, s.idleNextBalance(c, i))
-		if c.avgIdle < cost+ds.maxNewidleLBCost {
-			break
-		}
-		cont := true
-		var t int64
-		pulled, t = s.loadBalance66(c, i, cpuNewlyIdle, &cont, c, s.now+cost)
-		s.updateNewidleCost(ds, t)
-		cost += t
-		if pulled > 0 || c.nr > 0 || c.wakePending > 0 {
+		if s.fair.newidleRandom {
+			if pulled > 0 || !cont {
+				break
+			}
+		} else if pulled > 0 || c.nr > 0 || c.wakePending > 0 {
 			break
 		}
 	}

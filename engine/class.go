@@ -222,6 +222,10 @@ type fairRules struct {
 	// and stops on continue_balancing (6.12.117's sched_balance_newidle,
 	// backport "sched/fair: Proportional newidle balance", Debian 6.12.69).
 	newidleRandom bool
+	// pickStrictCurr: pick_eevdf returns a lone entity untested and keeps
+	// curr only when its deadline is strictly the earliest (6.12.117's
+	// pick_eevdf; v6.6's __pick_eevdf kept curr on ties).
+	pickStrictCurr bool
 }
 
 // An eraDef is what the engine builds for an era: its class and its core
@@ -268,7 +272,7 @@ var eraDefs = map[knob.Era]eraDef{
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
-			nodeReclaimDistance: true, newidleDetachOne: true, customSlices: true, newidleRandom: true,
+			nodeReclaimDistance: true, newidleDetachOne: true, customSlices: true, newidleRandom: true, pickStrictCurr: true,
 		}},
 }
 

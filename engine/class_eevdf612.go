@@ -6,15 +6,15 @@ package engine
 // v5.5+ load balancer (balance66.go).
 type eevdfV612 struct{ *Sim }
 
-func (s eevdfV612) enqueueTaskNew(c *cpu, t *Task)    { s.enqueueNew612(c, t) }
-func (s eevdfV612) enqueueTaskWakeup(c *cpu, t *Task) { s.enqueueWakeup612(c, t) }
+func (s eevdfV612) enqueueTaskNew(c *cpu, t *Task)    { s.enqueueNewEEVDF(c, t, true) }
+func (s eevdfV612) enqueueTaskWakeup(c *cpu, t *Task) { s.enqueueWakeupEEVDF(c, t) }
 func (s eevdfV612) detachTask(c *cpu, t *Task, payer *cpu) {
-	s.detachQueued612(c, t, payer)
+	s.detachQueuedEEVDF(c, t, payer)
 }
 func (s eevdfV612) attachTask(c *cpu, t *Task, payer *cpu) {
-	s.attachQueued612(c, t, payer)
+	s.attachQueuedEEVDF(c, t, payer)
 }
-func (s eevdfV612) pushCurr(c *cpu, t *Task, dst *cpu) { s.pushCurr612(c, t, dst) }
+func (s eevdfV612) pushCurr(c *cpu, t *Task, dst *cpu) { s.pushCurrEEVDF(c, t, dst) }
 func (s eevdfV612) pickNextTask(c *cpu) *Task          { return s.pickNext612(c) }
 func (s eevdfV612) wakeupPreempt(c *cpu, p *Task) bool {
 	return s.checkPreemptWakeup612(c, p, false)

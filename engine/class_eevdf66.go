@@ -6,15 +6,15 @@ package engine
 // (balance_fork.go).
 type eevdfV66 struct{ *Sim }
 
-func (s eevdfV66) enqueueTaskNew(c *cpu, t *Task)    { s.enqueueNew66(c, t) }
-func (s eevdfV66) enqueueTaskWakeup(c *cpu, t *Task) { s.enqueueWakeup66(c, t) }
+func (s eevdfV66) enqueueTaskNew(c *cpu, t *Task)    { s.enqueueNewEEVDF(c, t, false) }
+func (s eevdfV66) enqueueTaskWakeup(c *cpu, t *Task) { s.enqueueWakeupEEVDF(c, t) }
 func (s eevdfV66) detachTask(c *cpu, t *Task, payer *cpu) {
-	s.detachQueued66(c, t, payer)
+	s.detachQueuedEEVDF(c, t, payer)
 }
 func (s eevdfV66) attachTask(c *cpu, t *Task, payer *cpu) {
-	s.attachQueued66(c, t, payer)
+	s.attachQueuedEEVDF(c, t, payer)
 }
-func (s eevdfV66) pushCurr(c *cpu, t *Task, dst *cpu) { s.pushCurr66(c, t, dst) }
+func (s eevdfV66) pushCurr(c *cpu, t *Task, dst *cpu) { s.pushCurrEEVDF(c, t, dst) }
 func (s eevdfV66) pickNextTask(c *cpu) *Task          { return s.pickNext66(c) }
 func (s eevdfV66) wakeupPreempt(c *cpu, p *Task) bool {
 	return s.checkPreemptWakeup66(c, p, false)

@@ -155,44 +155,35 @@ func (s *Sim) updateDeadline(c *cpu, t *Task) {
 	}
 }
 
-// place66 is place_entity of v6.6: t is put at V minus its saved lag
-// (PLACE_LAG), the lag first inflated by (W + w_i)/W because adding t
-// moves V towards it; its deadline is one slice later, half a slice for a
-// new task (PLACE_DEADLINE_INITIAL with ENQUEUE_INITIAL).
-func (s *Sim) place66(c *cpu, t *Task, initial bool) {
-	v := s.avgVruntime(c)
-	t.slice = s.baseSliceNS
-	vslice := calcDeltaFair(t.slice, t.weight)
-	lag := int64(0)
-	if s.k.On(knob.PLACE_LAG) && c.nr > 0 {
-		_, load := avgSums(c)
-		lag = t.vlag * (load + t.weight)
-		if load == 0 {
-			load = 1
-		}
-		lag /= load
-	}
-	t.vruntime = v - lag
-	if initial && s.k.On(knob.PLACE_DEADLINE_INITIAL) {
-		vslice /= 2
-	}
-	t.deadline = t.vruntime + vslice
-}
-
 // pickEEVDF is pick_eevdf: among the runnable entities of c — the tree and
 // curr, if curr is given and still runnable — the eligible one with the
 // earliest virtual deadline. With RUN_TO_PARITY an eligible curr that still
 // has the deadline it was picked with (set_next_entity stashes it) is kept.
-// Ties keep curr, then the leftmost (the kernel's tree walk keeps the first
-// it met; the engine's order is deterministic).
+// In v6.6 ties keep curr, then the leftmost (the kernel's tree walk keeps
+// the first it met; the engine's order is deterministic). With the era's
+// pickStrictCurr (6.12.117's single pick_eevdf, fair.c:926) a runqueue of
+// one entity returns it without the eligibility test, and curr beats the
+// best queued entity only with a strictly earlier deadline.
 func (s *Sim) pickEEVDF(c *cpu, curr *Task) *Task {
+	strict := s.fair.pickStrictCurr
+	if strict && c.nr == 1 {
+		if curr != nil && curr.state == TaskRunning {
+			return curr
+		}
+		if len(c.tree) > 0 {
+			return c.tree[0]
+		}
+	}
 	if curr != nil && (curr.state != TaskRunning || !s.entityEligible(c, curr)) {
 		curr = nil
 	}
-	if curr != nil && s.k.On(knob.RUN_TO_PARITY) && curr.pickDeadline == curr.deadline {
+	if curr != nil && s.k.On(knob.RUN_TO_PARITY) && protected(curr) {
 		return curr
 	}
-	best := curr
+	var best *Task
+	if !strict {
+		best = curr
+	}
 	avg, load := avgSums(c)
 	for _, t := range c.tree {
 		if avg < entityKey(c, t)*load {
@@ -202,8 +193,11 @@ func (s *Sim) pickEEVDF(c *cpu, curr *Task) *Task {
 			best = t
 		}
 	}
+	if strict && (best == nil || (curr != nil && curr.deadline < best.deadline)) {
+		best = curr
+	}
 	if best == nil && len(c.tree) > 0 {
-		// pick_eevdf's "EEVDF scheduling fail, picking leftmost":
+		// v6.6 pick_eevdf's "EEVDF scheduling fail, picking leftmost":
 		// cannot happen (the leftmost is always eligible).
 		best = c.tree[0]
 	}
@@ -254,34 +248,6 @@ func (s *Sim) checkPreemptWakeup66(c *cpu, p *Task, fork bool) bool {
 	return s.pickEEVDF(c, curr) == p
 }
 
-// enqueueWakeup66 is enqueue_entity for a wakeup in v6.6: update_curr,
-// place_entity with the lag saved at dequeue (wherever the task slept, no
-// renormalisation), then into the tree.
-func (s *Sim) enqueueWakeup66(c *cpu, t *Task) {
-	s.updateCurr(c)
-	s.place66(c, t, false)
-	t.state = TaskRunnable
-	t.cpu = c.id
-	s.treeInsert66(c, t)
-	s.accountEnqueue(c, t)
-}
-
-// enqueueNew66 is wake_up_new_task's enqueue in v6.6: activate_task passes
-// no ENQUEUE_INITIAL, so place_entity places the child again at the
-// destination's V with its zero lag and a whole slice to its deadline;
-// the half slice task_fork_fair gave it does not survive (v6.6.57).
-func (s *Sim) enqueueNew66(c *cpu, t *Task) {
-	s.updateCurr(c)
-	s.place66(c, t, false)
-	t.state = TaskRunnable
-	t.cpu = c.id
-	s.treeInsert66(c, t)
-	s.accountEnqueue(c, t)
-	if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll {
-		s.srqPush(t, c)
-	}
-}
-
 // forkVruntime66 is task_fork_fair of v6.6 on the parent's CPU pc: the
 // child (vlag 0 and a base slice from __sched_fork) is placed with
 // ENQUEUE_INITIAL on the parent's runqueue after update_curr.
@@ -291,49 +257,7 @@ func (s *Sim) forkVruntime66(pc *cpu, t, parent *Task) {
 	if parent != nil && pc.curr == parent && parent.state == TaskRunning {
 		s.updateCurr(pc)
 	}
-	s.place66(pc, t, true)
-}
-
-// detachQueued66 is dequeue_entity for a queued task leaving c (load
-// balancing, the shared runqueue, affinity): update_curr, then its lag is
-// saved while it still counts in V.
-func (s *Sim) detachQueued66(c *cpu, t *Task, payer *cpu) {
-	s.srqRemove(t, payer)
-	s.updateCurr(c)
-	s.updateEntityLag(c, t)
-	s.treeRemove66(c, t)
-	s.clearBuddies(c, t)
-	s.accountDequeue(c, t)
-	s.updateMinVruntime66(c)
-}
-
-// attachQueued66 is enqueue_entity for a migrated task (ENQUEUE_MIGRATED):
-// placed on c with the lag it left with.
-func (s *Sim) attachQueued66(c *cpu, t *Task, payer *cpu) {
-	s.updateCurr(c)
-	s.place66(c, t, false)
-	t.state = TaskRunnable
-	t.cpu = c.id
-	s.treeInsert66(c, t)
-	s.accountEnqueue(c, t)
-	if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll {
-		s.srqPush(t, payer)
-	}
-}
-
-// pushCurr66 is the stopper moving c's just-stopped task t (already put
-// back, neither curr nor in the tree) to dst: its lag is taken with t
-// still counted in c's V, as move_queued_task's dequeue does.
-func (s *Sim) pushCurr66(c *cpu, t *Task, dst *cpu) {
-	avg := c.avgVruntime + entityKey(c, t)*t.weight
-	load := c.avgLoad + t.weight
-	t.vlag = s.entityLag(c.minVruntime+floorDiv(avg, load), t)
-	s.accountDequeue(c, t)
-	s.attachQueued66(dst, t, c)
-	if c.pushLB {
-		s.activePushed(c, dst)
-	}
-	s.wakeForPulled(dst, t)
+	s.placeEntity(pc, t, true)
 }
 
 // Deadline returns the task's EEVDF virtual deadline (era 6.6; 0 before).

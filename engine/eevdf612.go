@@ -64,10 +64,15 @@ func cancelProtect(t *Task) {
 	}
 }
 
-// place612 is place_entity of 6.12: 6.6's lag placement, with t's own
-// slice, and PLACE_REL_DEADLINE's relative deadline restored when the
-// task left without sleeping.
-func (s *Sim) place612(c *cpu, t *Task, initial bool) {
+// placeEntity is place_entity of the EEVDF eras: t is put at V minus its
+// saved lag (PLACE_LAG), the lag first inflated by (W + w_i)/W because
+// adding t moves V towards it; its deadline is one slice later, half a
+// slice for a new task placed with ENQUEUE_INITIAL
+// (PLACE_DEADLINE_INITIAL). 6.12 adds a task's own slice (custom_slice)
+// and the deadline PLACE_REL_DEADLINE kept relative when the task left
+// without sleeping; in era 6.6 no task has either, so this is v6.6's
+// place_entity there.
+func (s *Sim) placeEntity(c *cpu, t *Task, initial bool) {
 	v := s.avgVruntime(c)
 	t.slice = s.sliceOf(t)
 	vslice := calcDeltaFair(t.slice, t.weight)
@@ -119,39 +124,6 @@ func (s *Sim) updateDeadline612(c *cpu, t *Task) {
 	}
 }
 
-// pickEEVDF612 is pick_eevdf of 6.12 (see the file comment for the
-// differences from pickEEVDF).
-func (s *Sim) pickEEVDF612(c *cpu, curr *Task) *Task {
-	if c.nr == 1 {
-		if curr != nil && curr.state == TaskRunning {
-			return curr
-		}
-		if len(c.tree) > 0 {
-			return c.tree[0]
-		}
-	}
-	if curr != nil && (curr.state != TaskRunning || !s.entityEligible(c, curr)) {
-		curr = nil
-	}
-	if curr != nil && s.k.On(knob.RUN_TO_PARITY) && protected(curr) {
-		return curr
-	}
-	var best *Task
-	avg, load := avgSums(c)
-	for _, t := range c.tree {
-		if avg < entityKey(c, t)*load {
-			break // not eligible, nor is anything to its right
-		}
-		if best == nil || t.deadline < best.deadline {
-			best = t
-		}
-	}
-	if best == nil || (curr != nil && curr.deadline < best.deadline) {
-		best = curr
-	}
-	return best
-}
-
 // pickNext612 is pick_task_fair's loop over pick_next_entity: the next
 // buddy if PICK_BUDDY honours it, else pick_eevdf; a delayed entity picked
 // is dequeued for good and the pick runs again.
@@ -161,7 +133,7 @@ func (s *Sim) pickNext612(c *cpu) *Task {
 			nb.cpu == c.id && s.entityEligible(c, nb) {
 			return nb
 		}
-		se := s.pickEEVDF612(c, nil)
+		se := s.pickEEVDF(c, nil)
 		if se == nil || !se.delayed {
 			return se
 		}
@@ -221,7 +193,7 @@ func (s *Sim) requeueDelayed(c *cpu, t *Task) {
 		if t.vlag > 0 {
 			s.treeRemove66(c, t)
 			t.vlag = 0
-			s.place612(c, t, false)
+			s.placeEntity(c, t, false)
 			s.treeInsert66(c, t)
 		}
 	}
@@ -260,7 +232,7 @@ func (s *Sim) checkPreemptWakeup612(c *cpu, p *Task, fork bool) bool {
 	if s.doPreemptShort(c, p, curr) {
 		cancelProtect(curr)
 	}
-	return s.pickEEVDF612(c, curr) == p
+	return s.pickEEVDF(c, curr) == p
 }
 
 // doPreemptShort is do_preempt_short: PREEMPT_SHORT and a wakee with a
@@ -273,23 +245,28 @@ func (s *Sim) doPreemptShort(c *cpu, p, curr *Task) bool {
 	return p.deadline < curr.deadline || !s.entityEligible(c, curr)
 }
 
-// enqueueWakeup612 is enqueue_entity for a full wakeup (the task had
-// left the runqueue): 6.6's, with place612.
-func (s *Sim) enqueueWakeup612(c *cpu, t *Task) {
+// enqueueWakeupEEVDF is enqueue_entity for a wakeup in the EEVDF eras:
+// update_curr, place_entity with the lag saved at dequeue (wherever the
+// task slept, no renormalisation), then into the tree. (A 6.12 task still
+// delayed is requeued instead: requeueDelayed.)
+func (s *Sim) enqueueWakeupEEVDF(c *cpu, t *Task) {
 	s.updateCurr(c)
-	s.place612(c, t, false)
+	s.placeEntity(c, t, false)
 	t.state = TaskRunnable
 	t.cpu = c.id
 	s.treeInsert66(c, t)
 	s.accountEnqueue(c, t)
 }
 
-// enqueueNew612 is wake_up_new_task's activate_task(ENQUEUE_INITIAL) of
-// 6.12: the only placement of a new task, with PLACE_DEADLINE_INITIAL's
-// half slice.
-func (s *Sim) enqueueNew612(c *cpu, t *Task) {
+// enqueueNewEEVDF is wake_up_new_task's activate_task. v6.6 passes no
+// ENQUEUE_INITIAL, so place_entity places the child again at the
+// destination's V with its zero lag and a whole slice to its deadline:
+// the half slice task_fork_fair gave it does not survive (v6.6.57).
+// 6.12 passes ENQUEUE_INITIAL (initial) and this is the only placement,
+// so PLACE_DEADLINE_INITIAL's half slice holds.
+func (s *Sim) enqueueNewEEVDF(c *cpu, t *Task, initial bool) {
 	s.updateCurr(c)
-	s.place612(c, t, true)
+	s.placeEntity(c, t, initial)
 	t.state = TaskRunnable
 	t.cpu = c.id
 	s.treeInsert66(c, t)
@@ -320,10 +297,13 @@ func (s *Sim) relDeadlineOut(t *Task) {
 	}
 }
 
-// detachQueued612 is 6.6's detach with PLACE_REL_DEADLINE. A delayed task
-// stays delayed: the balancer may move it (detach_tasks has no exemption),
-// and its new runqueue's next pick dequeues it.
-func (s *Sim) detachQueued612(c *cpu, t *Task, payer *cpu) {
+// detachQueuedEEVDF is dequeue_entity for a queued task leaving c (load
+// balancing, the shared runqueue, affinity): update_curr, then its lag is
+// saved while it still counts in V; 6.12 keeps its deadline relative
+// (PLACE_REL_DEADLINE). A 6.12 delayed task stays delayed: the balancer
+// may move it (detach_tasks has no exemption), and its new runqueue's next
+// pick dequeues it.
+func (s *Sim) detachQueuedEEVDF(c *cpu, t *Task, payer *cpu) {
 	s.srqRemove(t, payer)
 	s.updateCurr(c)
 	s.updateEntityLag(c, t)
@@ -337,10 +317,11 @@ func (s *Sim) detachQueued612(c *cpu, t *Task, payer *cpu) {
 	}
 }
 
-// attachQueued612 is enqueue_entity for a migrated task in 6.12.
-func (s *Sim) attachQueued612(c *cpu, t *Task, payer *cpu) {
+// attachQueuedEEVDF is enqueue_entity for a migrated task
+// (ENQUEUE_MIGRATED): placed on c with the lag it left with.
+func (s *Sim) attachQueuedEEVDF(c *cpu, t *Task, payer *cpu) {
 	s.updateCurr(c)
-	s.place612(c, t, false)
+	s.placeEntity(c, t, false)
 	if !t.delayed {
 		t.state = TaskRunnable
 	}
@@ -352,15 +333,17 @@ func (s *Sim) attachQueued612(c *cpu, t *Task, payer *cpu) {
 	}
 }
 
-// pushCurr612 is the stopper's move of c's just-stopped task t to dst:
-// 6.6's, with the relative deadline kept.
-func (s *Sim) pushCurr612(c *cpu, t *Task, dst *cpu) {
+// pushCurrEEVDF is the stopper moving c's just-stopped task t (already
+// put back, neither curr nor in the tree) to dst: its lag is taken with t
+// still counted in c's V, as move_queued_task's dequeue does (and, in 6.12,
+// its deadline kept relative).
+func (s *Sim) pushCurrEEVDF(c *cpu, t *Task, dst *cpu) {
 	avg := c.avgVruntime + entityKey(c, t)*t.weight
 	load := c.avgLoad + t.weight
 	t.vlag = s.entityLag(c.minVruntime+floorDiv(avg, load), t)
 	s.accountDequeue(c, t)
 	s.relDeadlineOut(t)
-	s.attachQueued612(dst, t, c)
+	s.attachQueuedEEVDF(dst, t, c)
 	if c.pushLB {
 		s.activePushed(c, dst)
 	}

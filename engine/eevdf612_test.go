@@ -210,7 +210,7 @@ func TestCustomSliceSetsTheDeadline(t *testing.T) {
 		if tk.state == TaskRunnable {
 			s.treeRemove66(c, tk)
 		}
-		s.place612(c, tk, false)
+		s.placeEntity(c, tk, false)
 		if tk.state == TaskRunnable {
 			s.treeInsert66(c, tk)
 		}
@@ -239,8 +239,8 @@ func TestRelDeadlineSurvivesMigration(t *testing.T) {
 		queued(s, src, "other", 0, 0, 5000)
 		m := queued(s, src, "m", 0, 100, 100+300)
 		m.allowed, m.srqShard = cpumask.Of(2, 0, 1), -1
-		s.detachQueued612(src, m, dst)
-		s.attachQueued612(dst, m, dst)
+		s.detachQueuedEEVDF(src, m, dst)
+		s.attachQueuedEEVDF(dst, m, dst)
 		got := m.deadline - m.vruntime
 		want := int64(300)
 		if rel == "0" {
@@ -302,7 +302,7 @@ func TestNewidleRandomSamplesLevels(t *testing.T) {
 			cp.doms[0].niRatio, cp.doms[0].niCall = c.ratio, 0
 			s.overloaded, cp.avgIdle = true, Second // as a busy machine would keep them
 			before := s.stats.lbCalls
-			s.newidleBalance612(cp, false)
+			s.newidleBalance66(cp, false)
 			if s.stats.lbCalls > before {
 				ran++
 			}

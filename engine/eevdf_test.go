@@ -70,7 +70,7 @@ func TestEEVDFPlaceLagIsPreserved(t *testing.T) {
 		queued(s, c, "y", 5, 100, 1000)
 		p := &Task{ID: 99, Name: "p", weight: NiceToWeight(-3), vlag: lag, state: TaskRunnable, cpu: 0}
 		v := s.avgVruntime(c)
-		s.place66(c, p, false)
+		s.placeEntity(c, p, false)
 		s.treeInsert66(c, p)
 		c.nr++
 		got := s.avgVruntime(c) - p.vruntime
@@ -84,7 +84,7 @@ func TestEEVDFPlaceLagIsPreserved(t *testing.T) {
 		queued(s2, c2, "x", 0, 0, 1000)
 		queued(s2, c2, "y", 5, 100, 1000)
 		q := &Task{ID: 99, Name: "q", weight: NiceToWeight(-3), vlag: lag}
-		s2.place66(c2, q, false)
+		s2.placeEntity(c2, q, false)
 		if q.vruntime != v {
 			t.Errorf("PLACE_LAG off, lag %d: placed at %d, want V = %d", lag, q.vruntime, v)
 		}

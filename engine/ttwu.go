@@ -61,21 +61,26 @@ func (s *Sim) ttwuQueue(p *Task, c *cpu, from int, stamp, delay int64) int64 {
 		cost += s.writeLine(from, c, at) // the remote rq lock and runqueue
 	}
 	s.activate(p, c, from, stamp)
-	if c.curr == nil {
-		if from == c.id {
-			s.kick(c, at+cost) // the interrupt is already running on c
-		} else {
-			cost += s.notify(c, from, at+cost, true)
+	return cost + s.wakeupPreemptFrom(c, p, from, at+cost)
+}
+
+// wakeupPreemptFrom is the end of an enqueue of p on c by a waker on CPU
+// from, at time at: an idle c is made to run the scheduler, a busy one if
+// wakeup_preempt says so (resched_curr); it returns the waker's cost of
+// telling it (the IPI, when c is another CPU that needs one).
+func (s *Sim) wakeupPreemptFrom(c *cpu, p *Task, from int, at int64) int64 {
+	idle := c.curr == nil
+	if !idle {
+		if !s.class.wakeupPreempt(c, p) {
+			return 0
 		}
-	} else if s.class.wakeupPreempt(c, p) {
 		c.needResched = true
-		if from == c.id {
-			s.kick(c, at+cost)
-		} else {
-			cost += s.notify(c, from, at+cost, false)
-		}
 	}
-	return cost
+	if from == c.id {
+		s.kick(c, at) // the interrupt or the waker is already running on c
+		return 0
+	}
+	return s.notify(c, from, at, idle)
 }
 
 // notify makes c run the scheduler after a waker on CPU from set its
@@ -181,24 +186,9 @@ func (s *Sim) ttwuRunnable(p *Task, from int, cur *Task, sync bool, stamp, delay
 	}
 	p.wakeups++
 	s.requeueDelayed(c, p)
-	switch {
-	case c.curr == nil:
-		// An idle CPU holding a delayed task the balancer attached:
-		// the idle class's wakeup_preempt reschedules it.
-		if from == c.id {
-			s.kick(c, at+cost)
-		} else {
-			cost += s.notify(c, from, at+cost, true)
-		}
-	case s.class.wakeupPreempt(c, p):
-		c.needResched = true
-		if from == c.id {
-			s.kick(c, at+cost)
-		} else {
-			cost += s.notify(c, from, at+cost, false)
-		}
-	}
-	return cost
+	// An idle c holds a delayed task the balancer attached: the idle
+	// class's wakeup_preempt reschedules it.
+	return cost + s.wakeupPreemptFrom(c, p, from, at+cost)
 }
 
 // timerWakeup wakes t when its sleep timer fires. The timer interrupt runs
