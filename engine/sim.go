@@ -375,6 +375,10 @@ type workload struct {
 	// finite marks a workload that completes (hackbench, a compile): its
 	// metric is the completion time.
 	finite bool
+	// background: load for others to run beside (hogs, noise, cache
+	// burners), measuring nothing of its own: it does not hold a run
+	// open once the finite workloads are done (AllFinished).
+	background bool
 }
 
 func (w *workload) recordWake(us int64) {
@@ -389,16 +393,27 @@ func (w *workload) recordWake(us int64) {
 // finite workload has finished (AllFinished).
 func (s *Sim) SetFinite(w WorkloadID) { s.workloads[w].finite = true }
 
-// AllFinished reports whether there is at least one finite workload and
-// every finite workload has finished.
+// SetBackground declares that workload w is background load (hogs,
+// noise, cache burners): it runs as long as the run does, and does not
+// keep a run going by itself (AllFinished).
+func (s *Sim) SetBackground(w WorkloadID) { s.workloads[w].background = true }
+
+// AllFinished reports whether the run has nothing left to measure: there
+// is at least one finite workload, every finite workload has finished,
+// and every other workload is background load. A finite workload beside
+// an endless one that measures something (hackbench beside schbench) does
+// not end the run: --duration holds, and the endless one goes on alone.
 func (s *Sim) AllFinished() bool {
 	any := false
 	for _, w := range s.workloads {
-		if w.finite {
+		switch {
+		case w.finite:
 			any = true
 			if w.doneAt < 0 {
 				return false
 			}
+		case !w.background:
+			return false
 		}
 	}
 	return any

@@ -128,8 +128,15 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 			rl.Mean = round(rl.Mean, 2)
 			wo.RequestLatencyUS = &rl
 		}
-		if w.Ops > 0 && dur > 0 {
-			v := round(float64(w.Ops)/dur, 3)
+		// A finished finite workload's rate is over its own run, not the
+		// whole run's (an endless one beside it may have held the run
+		// open after it finished).
+		span := dur
+		if w.DoneAt >= 0 {
+			span = float64(w.DoneAt) / float64(engine.Second)
+		}
+		if w.Ops > 0 && span > 0 {
+			v := round(float64(w.Ops)/span, 3)
 			wo.ThroughputOpsS = &v
 		}
 		if w.DoneAt >= 0 {

@@ -84,3 +84,41 @@ func TestParallelRunsFitMemoryBudget(t *testing.T) {
 		t.Fatalf("ample budget: %d at once, want %d", n, want)
 	}
 }
+
+// A finite workload beside an endless one that measures something does
+// not end the run: --duration holds and the endless one keeps sampling;
+// beside background load only (hogs) the run ends when the finite one
+// has finished. A finished workload's throughput is over its own run.
+func TestFiniteWorkloadEndsTheRunOnlyBesideBackground(t *testing.T) {
+	run := func(ws ...string) *Result {
+		t.Helper()
+		r, err := Run(Config{Preset: "amd-7950x-16c-32t", Workloads: ws, Seed: 1, Duration: 500 * engine.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	alone := run("hackbench:g=2,l=100")
+	withSch := run("hackbench:g=2,l=100", "schbench:m=1,t=4")
+	withHog := run("hackbench:g=2,l=100", "hog:n=4")
+	if alone.DurationS >= 0.5 || alone.Workloads[0].CompletionS == nil {
+		t.Fatalf("hackbench alone: ran %v s, completion %v; want it to end the run early", alone.DurationS, alone.Workloads[0].CompletionS)
+	}
+	if withSch.DurationS != 0.5 {
+		t.Fatalf("hackbench beside schbench ended the run at %v s, want the whole 0.5 s", withSch.DurationS)
+	}
+	if withHog.DurationS >= 0.5 {
+		t.Fatalf("hackbench beside hogs ran %v s, want it to end when hackbench finished", withHog.DurationS)
+	}
+	hb := withSch.Workloads[0]
+	if hb.CompletionS == nil || hb.ThroughputOpsS == nil || *hb.CompletionS >= 0.5 {
+		t.Fatalf("hackbench beside schbench: completion %v, throughput %v", hb.CompletionS, hb.ThroughputOpsS)
+	}
+	// The same messages as alone, at the rate of its own run.
+	if a, b := *alone.Workloads[0].ThroughputOpsS**alone.Workloads[0].CompletionS, *hb.ThroughputOpsS**hb.CompletionS; b < a*0.99 || b > a*1.01 {
+		t.Fatalf("hackbench's ops: %v alone, %v beside schbench (throughput × completion)", a, b)
+	}
+	if withSch.Workloads[1].WakeupLatencyUS.Count == 0 {
+		t.Fatal("schbench beside hackbench recorded no samples")
+	}
+}

@@ -62,6 +62,7 @@ func init() {
 const mprimePressure = 125 * 1024 / 100
 
 func buildMprime(b *Builder) error {
+	b.Sim.SetBackground(b.ID) // load beside others: it does not hold a run open
 	tp := b.Sim.Topology()
 	allowed := b.Allowed
 	if allowed.Len() == 0 {

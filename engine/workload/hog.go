@@ -28,6 +28,7 @@ func init() {
 const forever = int64(1) << 60
 
 func buildHog(b *Builder) error {
+	b.Sim.SetBackground(b.ID) // load beside others: it does not hold a run open
 	n := int(b.Int("n"))
 	tp := b.Sim.Topology()
 	allowed := b.Allowed

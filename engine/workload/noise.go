@@ -65,6 +65,7 @@ func expDraw(u float64, mean int64) int64 {
 }
 
 func buildNoise(b *Builder) error {
+	b.Sim.SetBackground(b.ID) // load beside others: it does not hold a run open
 	tp := b.Sim.Topology()
 	if hz := b.Int("kthread_hz"); hz > 0 {
 		for c := 0; c < tp.NCPU; c++ {
