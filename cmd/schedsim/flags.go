@@ -16,7 +16,8 @@ var verbSynopsis = map[string]string{
 	"presets":   "usage: schedsim presets\n\nLists the machine and experiment presets: name, kind, title.\n",
 	"knobs":     "usage: schedsim knobs [--format text|markdown]\n\nLists every knob: name, type, group, default, range, doc.\n",
 	"workloads": "usage: schedsim workloads\n\nLists the workload kinds and their keys.\n",
-	"run": "usage: schedsim run --preset NAME [--workload SPEC]... [--set KNOB=VALUE]... [flags]\n\n" +
+	"run": "usage: schedsim run --preset NAME [--workload SPEC]... [--set KNOB=VALUE]... [flags]\n" +
+		"       schedsim run --link 'URL or #fragment' [--arm A|B|C|D] --duration TIME [flags]\n\n" +
 		"Runs the machine with the workloads and prints the results (--format), on stdout or\n" +
 		"into --out FILE. Output files are written whole or not at all; an existing one is\n" +
 		"replaced only with --force, an input of the run never.\n",

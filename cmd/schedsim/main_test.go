@@ -212,3 +212,38 @@ func TestReadmeKnobTableIsCurrent(t *testing.T) {
 		t.Fatalf("README knob table is stale; replace it with the output of `go run ./cmd/schedsim knobs --format markdown`")
 	}
 }
+
+// schedsim run --link runs exactly the run a share link opens on the page
+// (its arm --arm): the same output as the equivalent flags.
+func TestRunLinkIsThePagesRun(t *testing.T) {
+	link := "http://example.org/schedplay/#v=1&preset=p4-ht-1c-2t&w=schbench:m%3D1,t%3D2&ab=1&b.era=6.12&b.DELAY_DEQUEUE=false&seed=3"
+	for _, c := range []struct {
+		arm   string
+		flags []string
+	}{
+		{"A", []string{"--preset", "p4-ht-1c-2t", "--workload", "schbench:m=1,t=2", "--seed", "3"}},
+		{"b", []string{"--preset", "p4-ht-1c-2t", "--workload", "schbench:m=1,t=2", "--seed", "3", "--era", "6.12", "--set", "DELAY_DEQUEUE=false"}},
+	} {
+		common := []string{"--duration", "50ms", "--format", "json", "--no-wall-time"}
+		got, stderr, code := runCLI(t, append([]string{"run", "--link", link, "--arm", c.arm}, common...)...)
+		if code != 0 {
+			t.Fatalf("arm %s: exit %d: %s", c.arm, code, stderr)
+		}
+		want, stderr, code := runCLI(t, append(append([]string{"run"}, c.flags...), common...)...)
+		if code != 0 {
+			t.Fatalf("flags: exit %d: %s", code, stderr)
+		}
+		if got != want {
+			t.Errorf("arm %s: --link output differs from the flags' run", c.arm)
+		}
+	}
+	for args, want := range map[string]string{
+		"--arm C":                   "the link has arms A, B",
+		"--preset intel-2s-44c-88t": "give it without --preset",
+	} {
+		_, stderr, code := runCLI(t, append([]string{"run", "--link", link, "--duration", "10ms"}, strings.Fields(args)...)...)
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, %q; want 2 and %q", args, code, stderr, want)
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"schedplay/engine/knob"
 	"schedplay/engine/machine"
 	"schedplay/engine/workload"
+	"schedplay/playground"
 	"schedplay/presets"
 	"schedplay/scenario"
 	"schedplay/trace"
@@ -45,15 +46,18 @@ type runFlags struct {
 	traceMax    string
 	out         string
 	force       bool
+	link        string // --link: a share link of the page
+	arm         string // --arm: which of the link's arms
 
 	tformat trace.Format
 	topt    trace.Options
 
 	// Filled by config:
-	spec     *machine.Spec
-	ncpu     int               // the machine's CPUs
-	inputs   []input           // files the run reads
-	expanded map[string]string // expanded workload spec -> as given
+	linkMachine *machine.Spec // the link's own machine (not a preset)
+	spec        *machine.Spec
+	ncpu        int               // the machine's CPUs
+	inputs      []input           // files the run reads
+	expanded    map[string]string // expanded workload spec -> as given
 }
 
 // addCommon registers the flags run and compare share.
@@ -62,7 +66,7 @@ func (f *runFlags) addCommon(fs *flag.FlagSet) {
 	fs.StringVar(&f.machineFile, "machine-file", "", "JSON `FILE` describing your own machine, in the preset schema (see presets/machines/)")
 	fs.Var(&f.workloads, "workload", "workload `SPEC`, kind:key=value,... (repeatable; list kinds and keys with: schedsim workloads)")
 	fs.Var(&f.sets, "set", "knob setting `KNOB=VALUE` (repeatable; list knobs with: schedsim knobs)")
-	fs.Func("era", "kernel `ERA` simulated: 5.2 (default), 2.6-o1, 6.6 or 6.1; the same as --set era=ERA", func(s string) error {
+	fs.Func("era", "kernel `ERA` simulated: 5.2 (default), 2.6-o1, 6.6, 6.1 or 6.12; the same as --set era=ERA", func(s string) error {
 		if _, err := knob.ParseEra(s); err != nil {
 			return err
 		}
@@ -74,9 +78,47 @@ func (f *runFlags) addCommon(fs *flag.FlagSet) {
 	fs.BoolVar(&f.force, "force", false, "replace an existing --out/--trace file (never an input of the run)")
 }
 
+// addLink adds --link and --arm (run only).
+func (f *runFlags) addLink(fs *flag.FlagSet) {
+	fs.StringVar(&f.link, "link", "", "run the page's share `LINK` (the URL, or its #fragment): its machine, workloads, knobs and seed,\ninstead of --preset/--machine-file/--workload/--set/--era/--seed; --duration is how long (the page runs until stopped)")
+	fs.StringVar(&f.arm, "arm", "A", "with --link: the link's `ARM` to run, A, B, C or D")
+}
+
+// fromLink fills the run's machine, workloads, knobs and seed from the
+// page's share link (--link), as the page builds its arm --arm.
+func (f *runFlags) fromLink() error {
+	if f.preset != "" || f.machineFile != "" || len(f.workloads) > 0 || len(f.sets) > 0 {
+		return usagef("--link names the machine, workloads and knobs itself: give it without --preset, --machine-file, --workload, --set or --era")
+	}
+	frag := f.link
+	if _, after, ok := strings.Cut(frag, "#"); ok {
+		frag = after
+	}
+	st, err := playground.Parse(frag)
+	if err != nil {
+		return usagef("--link: %v", err)
+	}
+	arms := "ABCD"[:st.NumArms()]
+	i := strings.Index(arms, strings.ToUpper(f.arm))
+	if len(f.arm) != 1 || i < 0 {
+		return usagef("--arm %q: the link has arms %s", f.arm, strings.Join(strings.Split(arms, ""), ", "))
+	}
+	c := st.Config(i)
+	f.workloads = append(multiFlag(nil), c.Workloads...)
+	f.sets = append(multiFlag(nil), c.Knobs...)
+	f.seed = c.Seed
+	if c.Machine != nil {
+		f.linkMachine = c.Machine
+	} else {
+		f.preset = c.Preset
+	}
+	return nil
+}
+
 func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs := newFlagSet("run")
 	f.addCommon(fs)
+	f.addLink(fs)
 	f.durationVar(fs, "simulated `TIME` to run, e.g. 500ms or 2s (at most 1h; default 10s, or an rt-app file's global.duration)")
 	fs.IntVar(&f.runs, "runs", 1, "`N` runs with consecutive seeds; every number becomes mean/stdev")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, json, csv, or a benchmark's own output: schbench (on stderr,\nas schbench prints it), hackbench (rt-tests), perf-bench (perf bench sched messaging|pipe)")
@@ -371,6 +413,11 @@ func (s *sink) finish(force bool) error {
 // config checks the flags one at a time, so every error names the flag
 // (and the value) at fault, and returns the run's config.
 func (f *runFlags) config() (scenario.Config, error) {
+	if f.link != "" {
+		if err := f.fromLink(); err != nil {
+			return scenario.Config{}, err
+		}
+	}
 	cfg := scenario.Config{Preset: f.preset, Knobs: f.sets, Seed: f.seed, Duration: int64(f.duration), Debug: f.debug}
 	if cfg.Duration <= 0 || cfg.Duration > scenario.MaxDuration {
 		return cfg, usagef("--duration %v out of range (allowed: 1ns..%v)", f.duration, time.Duration(scenario.MaxDuration))
@@ -425,7 +472,12 @@ func (f *runFlags) config() (scenario.Config, error) {
 		file, fileFlag = f.preset, "--preset"
 	}
 	machineFlag := "--preset " + f.preset
-	if file != "" {
+	if f.linkMachine != nil {
+		f.spec = f.linkMachine
+		cfg.Machine = f.linkMachine
+		cfg.Preset = f.linkMachine.Name
+		machineFlag = "--link's machine"
+	} else if file != "" {
 		machineFlag = fileFlag + " " + file
 		f.inputs = append(f.inputs, input{flag: fileFlag, path: file})
 		data, err := readLimited(file, presets.MaxInputBytes)
