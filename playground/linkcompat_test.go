@@ -1,0 +1,53 @@
+package playground
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// armLine is what a link makes of one arm: the run it opens (machine,
+// workloads, knobs, seed), in a stable text.
+func armLine(st State, arm int) string {
+	c := st.Config(arm)
+	machine := c.Preset
+	if c.Machine != nil {
+		machine = "machine:" + c.Machine.Name
+	}
+	return fmt.Sprintf("arm %c: %s | %s | %s | seed %d", 'A'+arm, machine, strings.Join(c.Workloads, " + "), strings.Join(c.Knobs, " "), c.Seed)
+}
+
+// Links written on 2026-12-02 (testdata/links-v1.txt: each link, then
+// the run each of its arms opens) still open the same runs: a change to
+// how links are read shows here, and must either keep them or move
+// LinkVersion and say what changed.
+func TestOldLinksOpenTheSameRuns(t *testing.T) {
+	data, err := os.ReadFile("testdata/links-v1.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var link string
+	var st State
+	arm := 0
+	for n, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		if !strings.HasPrefix(line, "\t") {
+			if st.Preset != "" && arm != st.NumArms() {
+				t.Errorf("link %q opens %d arms, the file lists %d", link, st.NumArms(), arm)
+			}
+			link, arm = line, 0
+			if st, err = Parse(link); err != nil {
+				t.Errorf("line %d: link %q no longer opens: %v", n+1, link, err)
+			}
+			continue
+		}
+		if arm >= st.NumArms() {
+			t.Errorf("line %d: link %q opens only %d arms", n+1, link, st.NumArms())
+			continue
+		}
+		if got, want := armLine(st, arm), strings.TrimPrefix(line, "\t"); got != want {
+			t.Errorf("line %d: link %q arm %c opens\n\t%s\nwas\n\t%s", n+1, link, 'A'+arm, got, want)
+		}
+		arm++
+	}
+}
