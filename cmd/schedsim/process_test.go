@@ -242,17 +242,14 @@ func TestTwoSignalsTogetherStillWriteTheOutput(t *testing.T) {
 }
 
 // An interrupted sweep (Ctrl-C, or SIGTERM from a preempted Slurm or
-// Kubernetes job) keeps the runs it finished: --out holds their lines,
-// in run order, and merge reads them. It wrote nothing before.
+// Kubernetes job) keeps the runs it finished: --out holds their lines
+// (with --parallel 1 in run order), and merge reads them. It wrote
+// nothing before.
 func TestInterruptedSweepKeepsFinishedRuns(t *testing.T) {
 	plain, _ := binaries(t)
 	dir := t.TempDir()
-	lines := func() int {
-		tmps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
-		if len(tmps) != 1 {
-			return 0
-		}
-		b, _ := os.ReadFile(tmps[0])
+	lines := func() int { // --out is appended to as the runs finish
+		b, _ := os.ReadFile(filepath.Join(dir, "r.jsonl"))
 		return bytes.Count(b, []byte("\n"))
 	}
 	code, stderr := interruptWhen(t, plain, dir, 1, 0, func() bool { return lines() >= 2 },
