@@ -208,6 +208,9 @@ func (f *sweepFlags) runAll(ctx context.Context, plan *sweepPlan, base scenario.
 		if skip[k] {
 			continue
 		}
+		if ctx.Err() != nil {
+			return true
+		}
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():

@@ -175,7 +175,11 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 // duration.
 func lineMismatch(got, want *sweepLine) string {
 	diff := func(name, a, b string) string {
-		return fmt.Sprintf("its %s is %s, this sweep's is %s", name, a, b)
+		verb := "is"
+		if strings.HasSuffix(name, "s") {
+			verb = "are"
+		}
+		return fmt.Sprintf("its %s %s %s, this sweep's %s %s", name, verb, a, verb, b)
 	}
 	list := func(xs []string) string { return "[" + strings.Join(xs, " ") + "]" }
 	switch {
@@ -186,7 +190,7 @@ func lineMismatch(got, want *sweepLine) string {
 	case got.Preset != want.Preset:
 		return diff("preset", got.Preset, want.Preset)
 	case list(got.Knobs) != list(want.Knobs):
-		return diff("--set knobs", list(got.Knobs), list(want.Knobs))
+		return diff("knobs", list(got.Knobs), list(want.Knobs))
 	case list(got.Specs) != list(want.Specs):
 		return diff("workloads", list(got.Specs), list(want.Specs))
 	case got.DurS != want.DurS:
@@ -222,8 +226,15 @@ func (o *sweepOut) add(ln *sweepLine) error {
 	}
 	o.size += int64(n)
 	o.written++
+	if sweepLineHook != nil {
+		sweepLineHook(o.written)
+	}
 	return nil
 }
+
+// sweepLineHook, when set (by tests), is called after each line written,
+// with the count, under the file's lock.
+var sweepLineHook func(written int)
 
 // close syncs and closes the file; it returns the first error of the
 // sweep's writes.
