@@ -64,7 +64,10 @@ func sweepFlagSet(f *sweepFlags) *flag.FlagSet {
 	fs.IntVar(&f.seeds, "seeds", 5, "`N` seeds per point: SEED..SEED+N-1")
 	fs.IntVar(&f.parallel, "parallel", 0, "`P` runs at once (default: the number of CPUs)")
 	fs.StringVar(&f.shard, "shard", "1/1", "run only `SHARD` I/N of the runs (run k belongs to shard k mod N + 1): N machines,\neach with its I, together run the sweep once")
-	fs.BoolVar(&f.resume, "resume", false, "continue the sweep in --out: run only the runs not in it (its lines must be this sweep's)")
+	fs.BoolVar(&f.resume, "resume", false, "continue the sweep in --out: run only the runs not in it (its lines must be this sweep's\nruns, same --vary, --seeds, --seed, --set, --workload, --duration, --preset and --shard);\na partial last line is dropped; a missing file is started")
+	// A sweep's --out is appended to run by run, not written whole.
+	fs.Lookup("out").Usage = "append each run's line to `FILE` as the run finishes (one write per line; a finished\nsweep's file is then put in run order); an existing FILE needs --resume or --force"
+	fs.Lookup("force").Usage = "empty an existing --out file and run the whole sweep (never an input of the run)"
 	return fs
 }
 
