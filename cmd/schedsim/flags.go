@@ -37,7 +37,8 @@ var verbSynopsis = map[string]string{
 	"merge": "usage: schedsim merge [--format text|csv|json] [--out FILE] FILE...\n\n" +
 		"Aggregates sweep result files (shards in any order): per point and metric n, mean,\n" +
 		"stdev and the 95% confidence interval of the mean (Student's t). A run found twice\n" +
-		"(overlapping shards) is an error.\n",
+		"(overlapping shards) is an error; a partial last line (a sweep killed mid-write) is left\n" +
+		"out, with a message.\n",
 	"kernel": "usage: schedsim kernel --kernel 6.1|6.12 (--preset NAME | --smp SHAPE) --workload SPEC [flags]\n\n" +
 		"Boots the Debian kernel under QEMU on the machine's shape (a preset scaled down, LLC shape kept),\n" +
 		"checks that the guest's topology and scheduler domains are the simulated machine's, runs the\n" +

@@ -432,6 +432,15 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 			fh.Close()
 			return usagef("merge: %s is a directory; give the sweep result files in it (e.g. %s)", path, filepath.Join(path, "*.jsonl"))
 		}
+		// A sweep killed in the middle of appending a line leaves it
+		// without its newline: such a last line is left out.
+		endsNL := true
+		if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+			last := make([]byte, 1)
+			if _, err := fh.ReadAt(last, st.Size()-1); err == nil {
+				endsNL = last[0] == '\n'
+			}
+		}
 		sc := bufio.NewScanner(fh)
 		sc.Buffer(make([]byte, 1<<20), maxSweepLine)
 		for ln := 1; sc.Scan(); ln++ {
@@ -440,6 +449,11 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 			}
 			var l sweepLine
 			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				n := len(sc.Bytes())
+				if !endsNL && !sc.Scan() && sc.Err() == nil {
+					fmt.Fprintf(stderr, "merge: %s line %d: a partial last line (%d bytes without a newline: a run cut off while it was written) left out\n", path, ln, n)
+					break
+				}
 				fh.Close()
 				return usagef("merge: %s line %d: not a sweep result line: %v", path, ln, err)
 			}

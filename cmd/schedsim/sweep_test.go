@@ -277,6 +277,23 @@ func TestSweepResumeDropsPartialLastLine(t *testing.T) {
 	if got, _ := os.ReadFile(p); !bytes.Equal(got, whole) {
 		t.Errorf("resumed file differs from the whole sweep's:\n%s\n----\n%s", got, whole)
 	}
+	// merge reads such a file too, leaving the partial line out.
+	os.WriteFile(p, whole[:(cut+next)/2], 0o644)
+	var out bytes.Buffer
+	errb.Reset()
+	if code := run([]string{"merge", "--format", "json", p}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "line 6: a partial last line") {
+		t.Fatalf("merge of a file with a partial last line: exit %d, stderr %q", code, errb.String())
+	}
+	var rows []struct{ N int }
+	json.Unmarshal(out.Bytes(), &rows)
+	if n := rows[0].N; n != 5 { // the first point's 5 seeds of 6 (runs 0..4)
+		t.Errorf("merge: n %d, want 5", n)
+	}
+	// A bad line that is not the last is still an error.
+	os.WriteFile(p, append(append([]byte{}, whole[:cut+10]...), append([]byte("\n"), whole[next:]...)...), 0o644)
+	if _, stderr, code := runCLI(t, "merge", p); code != exitUsage || !strings.Contains(stderr, "line 6: not a sweep result line") {
+		t.Errorf("merge of a cut line in the middle: exit %d, stderr %q", code, stderr)
+	}
 }
 
 // --resume of another sweep's file is refused, naming what differs, and
