@@ -27,11 +27,19 @@ var verbSynopsis = map[string]string{
 		"Runs every combination of the --vary values, each with --seeds seeds, and writes one JSON\n" +
 		"line per run (point, seed, metrics) to --out or stdout. --shard I/N runs only the runs k\n" +
 		"with k mod N = I-1, so N machines together run the sweep once; merge the files with\n" +
-		"schedsim merge. Progress (runs done, failures, ETA) goes to stderr.\n",
+		"schedsim merge. Progress (runs done, failures, ETA) goes to stderr.\n\n" +
+		"--out FILE is appended to as each run finishes (one whole line per write, in the order\n" +
+		"the runs finish; a complete sweep's file is then rewritten in run order), so a killed\n" +
+		"sweep loses only the runs that were running. Run the same command with --resume to run\n" +
+		"only the runs missing from FILE: its lines must be this sweep's (same --vary, --seeds,\n" +
+		"--seed, --set, --workload, --duration, --preset and --shard; another plan's file is\n" +
+		"refused, naming what differs), and a partial last line (a kill mid-write) is dropped\n" +
+		"with a message. An existing FILE without --resume is refused; --force empties it.\n",
 	"merge": "usage: schedsim merge [--format text|csv|json] [--out FILE] FILE...\n\n" +
 		"Aggregates sweep result files (shards in any order): per point and metric n, mean,\n" +
 		"stdev and the 95% confidence interval of the mean (Student's t). A run found twice\n" +
-		"(overlapping shards) is an error.\n",
+		"(overlapping shards) is an error; a partial last line (a sweep killed mid-write) is left\n" +
+		"out, with a message.\n",
 	"kernel": "usage: schedsim kernel --kernel 6.1|6.12 (--preset NAME | --smp SHAPE) --workload SPEC [flags]\n\n" +
 		"Boots the Debian kernel under QEMU on the machine's shape (a preset scaled down, LLC shape kept),\n" +
 		"checks that the guest's topology and scheduler domains are the simulated machine's, runs the\n" +

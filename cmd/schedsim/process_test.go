@@ -242,17 +242,14 @@ func TestTwoSignalsTogetherStillWriteTheOutput(t *testing.T) {
 }
 
 // An interrupted sweep (Ctrl-C, or SIGTERM from a preempted Slurm or
-// Kubernetes job) keeps the runs it finished: --out holds their lines,
-// in run order, and merge reads them. It wrote nothing before.
+// Kubernetes job) keeps the runs it finished: --out holds their lines
+// (with --parallel 1 in run order), and merge reads them. It wrote
+// nothing before.
 func TestInterruptedSweepKeepsFinishedRuns(t *testing.T) {
 	plain, _ := binaries(t)
 	dir := t.TempDir()
-	lines := func() int {
-		tmps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
-		if len(tmps) != 1 {
-			return 0
-		}
-		b, _ := os.ReadFile(tmps[0])
+	lines := func() int { // --out is appended to as the runs finish
+		b, _ := os.ReadFile(filepath.Join(dir, "r.jsonl"))
 		return bytes.Count(b, []byte("\n"))
 	}
 	code, stderr := interruptWhen(t, plain, dir, 1, 0, func() bool { return lines() >= 2 },
@@ -280,4 +277,55 @@ func TestInterruptedSweepKeepsFinishedRuns(t *testing.T) {
 	if code := run([]string{"merge", filepath.Join(dir, "r.jsonl")}, &out, &bytes.Buffer{}); code != 0 || !strings.Contains(out.String(), "SIS_CORE=true") {
 		t.Errorf("merge of the kept lines: exit %d\n%s", code, out.String())
 	}
+}
+
+// A sweep killed outright (SIGKILL, an OOM kill: no handler runs) keeps
+// the lines it wrote, each whole, and --resume completes the file to the
+// uninterrupted sweep's.
+func TestKilledSweepResumes(t *testing.T) {
+	plain, _ := binaries(t)
+	dir := t.TempDir()
+	args := []string{"sweep", "--preset", "amd-7950x-16c-32t", "--workload", "schbench:m=2,t=8", "--vary", "SIS_CORE=true,false",
+		"--seeds", "100", "--duration", "100ms", "--parallel", "2"}
+	cmd := exec.Command(plain, append(args, "--out", "r.jsonl")...)
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(dir, "r.jsonl"))
+		if bytes.Count(b, []byte("\n")) >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("no 3 lines after 20 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	b, _ := os.ReadFile(filepath.Join(dir, "r.jsonl"))
+	kept := bytes.Count(b, []byte("\n"))
+	if len(b) == 0 || b[len(b)-1] != '\n' || kept >= 200 {
+		t.Fatalf("after SIGKILL: %d lines, ends %q", kept, b[max(0, len(b)-20):])
+	}
+	res := exec.Command(plain, append(args, "--out", "r.jsonl", "--resume")...)
+	res.Dir = dir
+	if out, err := res.CombinedOutput(); err != nil || !strings.Contains(string(out), "running the other") {
+		t.Fatalf("--resume: %v\n%s", err, out)
+	}
+	whole := exec.Command(plain, append(args, "--out", "whole.jsonl")...)
+	whole.Dir = dir
+	if out, err := whole.CombinedOutput(); err != nil {
+		t.Fatalf("whole sweep: %v\n%s", err, out)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "r.jsonl"))
+	want, _ := os.ReadFile(filepath.Join(dir, "whole.jsonl"))
+	if !bytes.Equal(got, want) {
+		t.Errorf("killed and resumed sweep differs from the whole sweep (%d and %d bytes)", len(got), len(want))
+	}
+	assertOnly(t, dir, "r.jsonl", "whole.jsonl")
 }

@@ -53,6 +53,7 @@ type sweepFlags struct {
 	seeds    int
 	parallel int
 	shard    string
+	resume   bool
 }
 
 func sweepFlagSet(f *sweepFlags) *flag.FlagSet {
@@ -63,6 +64,10 @@ func sweepFlagSet(f *sweepFlags) *flag.FlagSet {
 	fs.IntVar(&f.seeds, "seeds", 5, "`N` seeds per point: SEED..SEED+N-1")
 	fs.IntVar(&f.parallel, "parallel", 0, "`P` runs at once (default: the number of CPUs)")
 	fs.StringVar(&f.shard, "shard", "1/1", "run only `SHARD` I/N of the runs (run k belongs to shard k mod N + 1): N machines,\neach with its I, together run the sweep once")
+	fs.BoolVar(&f.resume, "resume", false, "continue the sweep in --out: run only the runs not in it (its lines must be this sweep's\nruns, same --vary, --seeds, --seed, --set, --workload, --duration, --preset and --shard);\na partial last line is dropped; a missing file is started")
+	// A sweep's --out is appended to run by run, not written whole.
+	fs.Lookup("out").Usage = "append each run's line to `FILE` as the run finishes (one write per line; a finished\nsweep's file is then put in run order); an existing FILE needs --resume or --force"
+	fs.Lookup("force").Usage = "empty an existing --out file and run the whole sweep (never an input of the run)"
 	return fs
 }
 
@@ -102,11 +107,16 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if shardI-1 < plan.runs {
 		mine = (plan.runs-shardI)/shardN + 1
 	}
-	out := &output{flag: "--out", path: f.out}
-	if err := openOutputs(f.force, f.inputs, out); err != nil {
-		return err
+	if f.resume && f.out == "" {
+		return usagef("--resume continues the sweep in --out FILE: give --out")
 	}
-	defer out.abort()
+	if f.resume && f.force {
+		return usagef("--resume and --force: --resume keeps the runs in --out %s, --force throws them away; give one", f.out)
+	}
+	if f.out != "" {
+		return f.sweepToFile(ctx, plan, base, shardI, shardN, mine, stderr)
+	}
+	out := &output{}
 	dst := newSink(stdout, out)
 	lines := &lineWriter{dst: dst, pending: map[int][]byte{}}
 
@@ -115,21 +125,103 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		par = max(1, numCPU())
 	}
 	prog := newProgress(stderr, mine)
+	interrupted := f.runAll(ctx, plan, base, shardI, shardN, mine, nil, par, prog, lines.done)
+	if interrupted || ctx.Err() != nil {
+		// Keep every finished run (an interrupted shard is what a Slurm
+		// or Kubernetes preemption leaves): the lines are complete runs
+		// in run order, with the unfinished ones missing, and merge
+		// reads them.
+		n := lines.flushAll()
+		if n == 0 {
+			return &interruptedError{fmt.Sprintf("interrupted after 0 of %d runs; nothing written", mine)}
+		}
+		if err := dst.finish(f.force); err != nil {
+			return err
+		}
+		return &interruptedError{fmt.Sprintf("interrupted after %d of %d runs; the %d finished runs are on stdout (one line each, in run order; merge reads them)", n, mine, n)}
+	}
+	lines.flushAll()
+	prog.finish()
+	if err := dst.finish(f.force); err != nil {
+		return err
+	}
+	if prog.failed > 0 {
+		return fmt.Errorf("%d of %d runs failed (their lines carry \"error\")", prog.failed, mine)
+	}
+	return nil
+}
+
+// sweepToFile runs the sweep into --out, appending each run's line as
+// the run finishes (see sweepout.go); with --resume only the runs not in
+// the file run. A complete sweep's file is then put in run order.
+func (f *sweepFlags) sweepToFile(ctx context.Context, plan *sweepPlan, base scenario.Config, shardI, shardN, mine int, stderr io.Writer) error {
+	existed := false
+	if _, err := os.Lstat(f.out); err == nil {
+		existed = true
+	}
+	out, res, err := f.openSweepOut(plan, base, shardI, shardN, stderr)
+	if err != nil {
+		return err
+	}
+	prev := len(res.done)
+	todo := mine - prev
+	if f.resume && existed {
+		fmt.Fprintf(stderr, "sweep: --resume: %d of the %d runs are in %s already; running the other %d\n", prev, mine, f.out, todo)
+	}
+	par := f.parallel
+	if par == 0 {
+		par = max(1, numCPU())
+	}
+	prog := newProgress(stderr, todo)
+	interrupted := f.runAll(ctx, plan, base, shardI, shardN, mine, res.done, par, prog, func(_ int, ln *sweepLine) error { return out.add(ln) })
+	werr := out.close()
+	n := out.written
+	if werr != nil {
+		return werr
+	}
+	if interrupted || ctx.Err() != nil {
+		if n+prev == 0 && !existed {
+			os.Remove(f.out)
+			return &interruptedError{fmt.Sprintf("interrupted after 0 of %d runs; nothing written", mine)}
+		}
+		return &interruptedError{fmt.Sprintf("interrupted after %d of %d runs (%d of them by this process); the %d finished runs are in --out %s (one line each, in the order they finished; merge reads them, sweep --resume runs the rest)",
+			n+prev, mine, n, n+prev, f.out)}
+	}
+	prog.finish()
+	if err := sortRuns(f.out); err != nil {
+		return err
+	}
+	if failed := prog.failed + res.failed; failed > 0 {
+		return fmt.Errorf("%d of %d runs failed (their lines carry \"error\")", failed, mine)
+	}
+	return nil
+}
+
+// runAll runs the shard's runs not in skip (by index), par at once, and
+// hands each finished run's line to done (a run cut short by ctx is no
+// result and is dropped). It reports whether ctx ended before every run
+// started.
+func (f *sweepFlags) runAll(ctx context.Context, plan *sweepPlan, base scenario.Config, shardI, shardN, mine int, skip map[int]bool,
+	par int, prog *progress, done func(j int, ln *sweepLine) error) bool {
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
-	interrupted := false
-	for j := 0; j < mine && !interrupted; j++ {
+	defer wg.Wait()
+	for j := 0; j < mine; j++ {
+		k := shardI - 1 + j*shardN
+		if skip[k] {
+			continue
+		}
+		if ctx.Err() != nil {
+			return true
+		}
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
-			interrupted = true
-			continue
+			return true
 		}
-		ln, err := f.runLine(plan, base, shardI-1+j*shardN)
-		if err != nil { // checked above: a bug
-			<-sem
-			wg.Wait()
-			return err
+		ln, err := f.runLine(plan, base, k)
+		if err != nil { // checked before anything ran: a bug
+			panic(err)
 		}
 		wg.Add(1)
 		go func(j int, ln *sweepLine) {
@@ -147,40 +239,13 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			} else {
 				ln.Metrics = metricValues(r)
 			}
-			if err := lines.done(j, ln); err != nil {
+			if err := done(j, ln); err != nil {
 				panic(err) // json.Marshal of plain values: a bug
 			}
 			prog.done(err != nil)
 		}(j, ln)
 	}
-	wg.Wait()
-	if interrupted || ctx.Err() != nil {
-		// Keep every finished run (an interrupted shard is what a Slurm
-		// or Kubernetes preemption leaves): the lines are complete runs
-		// in run order, with the unfinished ones missing, and merge
-		// reads them.
-		n := lines.flushAll()
-		if n == 0 {
-			return &interruptedError{fmt.Sprintf("interrupted after 0 of %d runs; nothing written", mine)}
-		}
-		if err := dst.finish(f.force); err != nil {
-			return err
-		}
-		where := "on stdout"
-		if f.out != "" {
-			where = "in --out " + f.out
-		}
-		return &interruptedError{fmt.Sprintf("interrupted after %d of %d runs; the %d finished runs are %s (one line each, in run order; merge reads them)", n, mine, n, where)}
-	}
-	lines.flushAll()
-	prog.finish()
-	if err := dst.finish(f.force); err != nil {
-		return err
-	}
-	if prog.failed > 0 {
-		return fmt.Errorf("%d of %d runs failed (their lines carry \"error\")", prog.failed, mine)
-	}
-	return nil
+	return false
 }
 
 // lineWriter writes a sweep's lines in run order as the runs finish (runs
@@ -367,6 +432,15 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 			fh.Close()
 			return usagef("merge: %s is a directory; give the sweep result files in it (e.g. %s)", path, filepath.Join(path, "*.jsonl"))
 		}
+		// A sweep killed in the middle of appending a line leaves it
+		// without its newline: such a last line is left out.
+		endsNL := true
+		if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+			last := make([]byte, 1)
+			if _, err := fh.ReadAt(last, st.Size()-1); err == nil {
+				endsNL = last[0] == '\n'
+			}
+		}
 		sc := bufio.NewScanner(fh)
 		sc.Buffer(make([]byte, 1<<20), maxSweepLine)
 		for ln := 1; sc.Scan(); ln++ {
@@ -375,6 +449,11 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 			}
 			var l sweepLine
 			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				n := len(sc.Bytes())
+				if !endsNL && !sc.Scan() && sc.Err() == nil {
+					fmt.Fprintf(stderr, "merge: %s line %d: a partial last line (%d bytes without a newline: a run cut off while it was written) left out\n", path, ln, n)
+					break
+				}
 				fh.Close()
 				return usagef("merge: %s line %d: not a sweep result line: %v", path, ln, err)
 			}
