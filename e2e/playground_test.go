@@ -355,6 +355,13 @@ func TestPlayground(t *testing.T) {
 		if h := eval[string](p, `location.hash`); !strings.Contains(h, "seed=3") {
 			t.Errorf("share link %q lost the seed", h)
 		}
+		// "Copy as command": schedsim run --link with this link, one
+		// line per arm, to the simulated time shown.
+		p.do("click copy as command", chromedp.Click(chromedp.ID("share-cmd")))
+		p.waitFor("the command", `document.getElementById("share-url").value.startsWith("schedsim run --link '" + location.href + "' --arm A --duration ")`, 5*time.Second)
+		if cmd := eval[string](p, `document.getElementById("share-url").value`); !strings.HasSuffix(strings.Fields(cmd)[len(strings.Fields(cmd))-1], "ms") {
+			t.Errorf("command %q: no --duration in ms", cmd)
+		}
 	})
 
 	t.Run("e_hostile_links", func(t *testing.T) {

@@ -754,6 +754,7 @@
     $("seed-new").addEventListener("click", () => report(api("setSeed", 1 + Math.floor(Math.random() * 1e9))));
     $("ab").addEventListener("change", (e) => report(api("setAB", e.target.checked)));
     $("share").addEventListener("click", share);
+    $("share-cmd").addEventListener("click", shareCommand);
     $("download").addEventListener("click", download);
     $("trace-export").addEventListener("click", exportTrace);
     $("trace-perfetto").addEventListener("click", openPerfetto);
@@ -851,6 +852,38 @@
       field.hidden = true;
     } catch (e) {
       $("share-status").textContent = "Copy this link (the clipboard is not available here):";
+      field.hidden = false;
+      field.focus();
+      field.select();
+    }
+  }
+
+  // runCommand is the schedsim command line of each arm of this page's run,
+  // up to the simulated time shown: `schedsim run --link` builds the arm as
+  // the page does, so it prints the same numbers.
+  function runCommand() {
+    const s = lastState || {};
+    const ms = Math.max(1, Math.round(Number(s.simTime || 0) * 1000));
+    const arms = (s.arms && s.arms.length) || 1;
+    const quoted = "'" + location.href.replace(/'/g, "'\\''") + "'";
+    const lines = [];
+    for (let i = 0; i < arms; i++) {
+      lines.push(`schedsim run --link ${quoted} --arm ${String.fromCharCode(65 + i)} --duration ${ms}ms`);
+    }
+    return lines.join("\n");
+  }
+
+  async function shareCommand() {
+    const cmd = runCommand();
+    const field = $("share-url");
+    field.value = cmd;
+    try {
+      if (!navigator.clipboard || !window.isSecureContext) throw new Error("no clipboard");
+      await navigator.clipboard.writeText(cmd);
+      $("share-status").textContent = "Command copied to the clipboard.";
+      field.hidden = true;
+    } catch (e) {
+      $("share-status").textContent = "Copy this command (the clipboard is not available here):";
       field.hidden = false;
       field.focus();
       field.select();
