@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	json "github.com/goccy/go-json"
 )
@@ -135,5 +136,14 @@ func TestBaseRoundTrip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(s, again) {
 		t.Errorf("round trip:\n%+v\n%+v", s, again)
+	}
+}
+
+// An embedded preset may not have a base (resolving it would load the
+// registry being loaded).
+func TestEmbeddedPresetRefusesBase(t *testing.T) {
+	r := loadFS(fstest.MapFS{"machines/x.json": {Data: []byte(`{"name": "x", "kind": "machine", "base": "intel-2s-44c-88t"}`)}})
+	if r.err == nil || !strings.Contains(r.err.Error(), "x.json: field base") {
+		t.Errorf("loader error %v, want base refused", r.err)
 	}
 }
