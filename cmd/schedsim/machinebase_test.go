@@ -91,3 +91,26 @@ func TestRunMachineFileBaseErrors(t *testing.T) {
 		}
 	}
 }
+
+// A workload that recorded no wakeup-latency sample is named on stderr
+// and in the JSON's warnings.
+func TestRunWarnsOfWorkloadWithoutSamples(t *testing.T) {
+	out, stderr, code := runCLI(t, "run", "--preset", "intel-2s-44c-88t", "--workload", "hackbench:g=4", "--workload", "schbench:m=2,t=16", "--duration", "1s", "--format", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "schedsim: warning: workload schbench recorded no wakeup latency samples") {
+		t.Errorf("stderr lacks the warning: %q", stderr)
+	}
+	var r struct{ Warnings []string }
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "workload schbench") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+	_, stderr, _ = runCLI(t, "run", "--preset", "intel-2s-44c-88t", "--workload", "hackbench:g=4", "--workload", "schbench:m=2,t=16", "--duration", "1s", "--runs", "2")
+	if !strings.Contains(stderr, "schedsim: warning: seed 2: workload schbench") {
+		t.Errorf("--runs 2 stderr lacks seed 2's warning: %q", stderr)
+	}
+}
