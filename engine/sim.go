@@ -379,6 +379,12 @@ type workload struct {
 	// burners), measuring nothing of its own: it does not hold a run
 	// open once the finite workloads are done (AllFinished).
 	background bool
+	// measuresWake is set once a task that records its wakeup latencies
+	// (TaskSpec.MeasureWakeups) joins the workload.
+	measuresWake bool
+	// measuresReq marks a workload whose request latency (Ctx.RecordLatency
+	// per request) is its metric.
+	measuresReq bool
 }
 
 func (w *workload) recordWake(us int64) {
@@ -387,6 +393,11 @@ func (w *workload) recordWake(us int64) {
 	}
 	w.wakeLat.Record(us)
 }
+
+// SetMeasuresRequests declares that workload w's metric is its request
+// latency (its programs call Ctx.RecordLatency per request), so a run in
+// which it records none can say so.
+func (s *Sim) SetMeasuresRequests(w WorkloadID) { s.workloads[w].measuresReq = true }
 
 // SetFinite declares that workload w finishes (its programs call
 // Ctx.Finish when the whole job is done), so a run may stop once every
@@ -571,6 +582,9 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 	s.tasks = append(s.tasks, t)
 	s.q.grow(3*s.topo.NCPU + len(s.tasks))
 	s.workloads[w].tasks = append(s.workloads[w].tasks, t.ID)
+	if spec.MeasureWakeups {
+		s.workloads[w].measuresWake = true
+	}
 
 	parentCPU := spec.ParentCPU
 	if parentCPU < 0 || parentCPU >= s.topo.NCPU {

@@ -266,6 +266,12 @@ type WorkloadResult struct {
 	Ops            int64
 	DoneAt         int64 // -1 when not finished
 	Tasks          int
+	// MeasuresWakeups says the workload has tasks that record their
+	// wakeup latencies (its WakeupLatency is its metric, or one of them).
+	MeasuresWakeups bool
+	// MeasuresRequests says the workload's request latency is its metric
+	// (SetMeasuresRequests).
+	MeasuresRequests bool
 }
 
 // Workloads returns each workload's measurements so far.
@@ -275,6 +281,7 @@ func (s *Sim) Workloads() []WorkloadResult {
 		out[i] = WorkloadResult{
 			Name: w.name, Kind: w.kind, WakeupLatency: w.wakeLat.Summarize(),
 			RequestLatency: w.reqLat.Summarize(), Ops: w.ops, DoneAt: w.doneAt, Tasks: len(w.tasks),
+			MeasuresWakeups: w.measuresWake, MeasuresRequests: w.measuresReq,
 		}
 	}
 	return out

@@ -176,7 +176,7 @@ func load() *registry {
 // returns nil when there is none or it does not parse as that preset —
 // the caller then loads every preset, for the error the registry gives.
 func lazyMachine(name string) *machine.Spec {
-	return lazyParse(&lazy.machines, machineDir, name, ParseMachine, func(s *machine.Spec) string { return s.Name })
+	return lazyParse(&lazy.machines, machineDir, name, parseEmbeddedMachine, func(s *machine.Spec) string { return s.Name })
 }
 
 // lazyParse parses dir/name.json of the embedded presets with parse and
@@ -263,7 +263,7 @@ func loadFS(fsys fs.FS) *registry {
 			errs = append(errs, r.broken[want])
 			continue
 		}
-		s, err := ParseMachine(data, file)
+		s, err := parseEmbeddedMachine(data, file)
 		if err == nil && s.Name != want {
 			err = &Error{file, &machine.FieldError{Field: "name", Value: fmt.Sprintf("%q", s.Name),
 				Allowed: fmt.Sprintf("%q (an embedded preset is named like its file)", want)}}
@@ -287,7 +287,22 @@ func loadFS(fsys fs.FS) *registry {
 // unknown fields, wrong types, trailing data, a kind other than "machine",
 // anything machine.Spec.Validate rejects, cost keys that are not cost knobs
 // or are out of the knob's range, and cost values without a cost note.
+//
+// A document may name a machine preset in "base"; every field it does not
+// give is then taken from that preset (see applyBase). Without a base,
+// fields with an obvious default get it and the others are required (see
+// applyDefaults).
 func ParseMachine(data []byte, source string) (*machine.Spec, error) {
+	return parseMachine(data, source, true)
+}
+
+// parseEmbeddedMachine parses an embedded preset, which may not have a
+// base: resolving one would load the registry being loaded.
+func parseEmbeddedMachine(data []byte, source string) (*machine.Spec, error) {
+	return parseMachine(data, source, false)
+}
+
+func parseMachine(data []byte, source string, allowBase bool) (*machine.Spec, error) {
 	if source == "" {
 		source = PasteSource
 	}
@@ -300,13 +315,36 @@ func ParseMachine(data []byte, source string) (*machine.Spec, error) {
 	if err := checkShape(tree, specShape, ""); err != nil {
 		return fail(err)
 	}
+	obj, _ := tree.(map[string]any) // checkShape has made it an object
+	var (
+		full map[string]any
+		base *machine.Spec
+	)
+	if b, ok := obj["base"]; ok && b != "" {
+		if !allowBase {
+			return fail(&machine.FieldError{Field: "base", Value: describeJSON(b), Allowed: `"" (an embedded preset gives every field itself)`})
+		}
+		full, base, err = applyBase(obj, b.(string))
+	} else {
+		full, err = applyDefaults(obj)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	doc, err := stdjson.Marshal(full)
+	if err == nil {
+		data = doc
+	}
 	var s machine.Spec
-	if err := json.Unmarshal(bytes.TrimPrefix(data, utf8BOM), &s); err != nil {
+	if err == nil {
+		err = json.Unmarshal(bytes.TrimPrefix(data, utf8BOM), &s)
+	}
+	if err != nil {
 		// checkShape has vetted every field, so this is not expected.
 		return fail(&machine.FieldError{Field: "(document)", Value: "a machine preset", Allowed: "a document json can decode: " + err.Error()})
 	}
 	if err := checkSpec(&s); err != nil {
-		return fail(err)
+		return fail(inherited(err, obj, base))
 	}
 	return &s, nil
 }

@@ -142,8 +142,20 @@ func Aggregate(results []*Result) ([]byte, error) {
 		return nil, fmt.Errorf("no results to aggregate")
 	}
 	var trees []*node
+	var warnings *node
 	for _, r := range results {
-		b, err := json.Marshal(r)
+		// Warnings are per run: kept, each with its run's seed, not
+		// aggregated (and present when any run has one, not only the first).
+		for _, w := range r.Warnings {
+			if warnings == nil {
+				warnings = &node{kind: nArray}
+			}
+			q, _ := json.Marshal(fmt.Sprintf("seed %d: %s", r.Seed, w))
+			warnings.elems = append(warnings.elems, &node{kind: nString, raw: string(q)})
+		}
+		rr := *r
+		rr.Warnings = nil
+		b, err := json.Marshal(&rr)
 		if err != nil {
 			return nil, err
 		}
@@ -162,6 +174,10 @@ func Aggregate(results []*Result) ([]byte, error) {
 			}
 			agg.keys[i], agg.vals[i] = "seeds", seeds
 		}
+	}
+	if warnings != nil {
+		agg.keys = append(agg.keys, "warnings")
+		agg.vals = append(agg.vals, warnings)
 	}
 	var buf bytes.Buffer
 	agg.write(&buf, "")

@@ -1,7 +1,9 @@
 package scenario
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	"schedplay/engine"
 	"schedplay/engine/histo"
@@ -30,6 +32,11 @@ type Result struct {
 	PerCPUBusy []float64            `json:"cpu_busy_pct_per_cpu"`
 	Events     int64                `json:"events"`
 	SimWallS   float64              `json:"sim_wall_s"`
+	// Warnings are what a reader of the numbers must know, one sentence
+	// each: a workload that measures wakeup (or request) latency but
+	// recorded no sample (its summary is all zeros, not a latency of 0).
+	// The command line prints them on stderr too.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // WorkloadOut is one workload's metrics.
@@ -144,6 +151,7 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 			wo.CompletionS = &v
 		}
 		r.Workloads = append(r.Workloads, wo)
+		r.Warnings = append(r.Warnings, noSampleWarnings(c, w, dur, sim.AllFinished())...)
 	}
 	s := sim.Search()
 	r.Search = SearchOut{
@@ -164,6 +172,32 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 		r.CPUBusyPct = round(total/float64(len(busy)), 2)
 	}
 	return r
+}
+
+// noSampleWarnings warns of each metric of w that recorded no sample in a
+// run of dur simulated seconds.
+func noSampleWarnings(c *Config, w engine.WorkloadResult, dur float64, finished bool) []string {
+	var out []string
+	why := fmt.Sprintf("in the %.6g s simulated", dur)
+	if want := float64(c.Duration) / float64(engine.Second); c.Duration > 0 && dur < want {
+		why = fmt.Sprintf("the run ended at %.6g s of %.6g s", dur, want)
+		if finished {
+			why += ", when every finite workload had finished"
+		}
+	}
+	for _, m := range []struct {
+		on     bool
+		count  int64
+		metric string
+	}{
+		{w.MeasuresWakeups, w.WakeupLatency.Count, "wakeup_latency_us"},
+		{w.MeasuresRequests, w.RequestLatency.Count, "request_latency_us"},
+	} {
+		if m.on && m.count == 0 {
+			out = append(out, fmt.Sprintf("workload %s recorded no %s samples (%s); its %s summary is empty, not a latency of 0", w.Name, strings.ReplaceAll(strings.TrimSuffix(m.metric, "_us"), "_", " "), why, m.metric))
+		}
+	}
+	return out
 }
 
 // round keeps n decimals so JSON output is short and stable.

@@ -224,7 +224,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		default:
 			writeTextMulti(dst, cfg, results)
 		}
-		return dst.finish(f.force)
+		if err := dst.finish(f.force); err != nil {
+			return err
+		}
+		printWarnings(stderr, results)
+		return nil
 	}
 
 	var chrome trace.Writer
@@ -294,6 +298,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := dst.finish(f.force); err != nil {
 		return err
 	}
+	printWarnings(stderr, []*scenario.Result{res})
 	if stopped {
 		where := "the output above"
 		var kept []string
@@ -309,6 +314,20 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			*at, float64(cfg.Duration)/float64(engine.Second), where)}
 	}
 	return nil
+}
+
+// printWarnings writes each result's warnings (Result.Warnings, also in
+// the JSON) on stderr, naming the seed when there are several runs.
+func printWarnings(stderr io.Writer, results []*scenario.Result) {
+	for _, r := range results {
+		for _, w := range r.Warnings {
+			if len(results) > 1 {
+				fmt.Fprintf(stderr, "schedsim: warning: seed %d: %s\n", r.Seed, w)
+			} else {
+				fmt.Fprintf(stderr, "schedsim: warning: %s\n", w)
+			}
+		}
+	}
 }
 
 // advanceWithProgress runs sim to t; on a terminal it shows, on stderr,

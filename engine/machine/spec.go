@@ -37,6 +37,11 @@ type Spec struct {
 	Title  string   `json:"title"`
 	Source string   `json:"source"`
 	Notes  []string `json:"notes"`
+	// Base names the machine preset a custom machine was derived from:
+	// the parser fills every field the document does not give from that
+	// preset (presets.ParseMachine, README "Your machine"). A parsed Spec
+	// keeps the name for the record; its fields are already complete.
+	Base string `json:"base,omitempty"`
 
 	Topology TopologySpec `json:"topology"`
 	// SMTThroughput[k-1] is the total throughput of a core with k busy

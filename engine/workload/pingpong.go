@@ -180,6 +180,7 @@ func addPingPong(b *Builder, cfg ppConfig) (*pingPong, error) {
 		return nil, fmt.Errorf("2n = %d tasks is more than the limit %d", 2*cfg.n, engine.MaxTasks/2)
 	}
 	pp := &pingPong{cfg: cfg}
+	b.Sim.SetMeasuresRequests(b.ID)
 	mms := newMMTracker(b.Sim)
 	clientMM, serverMM := mms.newMM(), mms.newMM()
 	for i := int64(0); i < cfg.n; i++ {
