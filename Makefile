@@ -5,7 +5,7 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # serve: where the dev server listens (make serve ADDR=0.0.0.0:9000).
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: test goldens test-loop kernel-deps kernel-smoke kernel-table e2e-and-reproduce-quick vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-import bench-page bench-wasm serve reproduce fuzz fuzz-short
+.PHONY: site test goldens test-loop kernel-deps kernel-smoke kernel-table e2e-and-reproduce-quick vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-import bench-page bench-wasm serve reproduce fuzz fuzz-short
 
 ## test: everything CI runs (vet, unit tests, the browser build, the
 ## engine's tests compiled to WebAssembly and run under Node, the browser
@@ -65,6 +65,20 @@ unit:
 ## wasm's bytes did not change.
 wasm: wasm-build
 	$(GO) run ./serve/precompress static
+
+## site: the page as a self-contained static directory, $(SITE)
+## (bin/site by default), that any static file server or host serves as it
+## is (GitHub Pages: .github/workflows/pages.yml): no server headers needed
+## (the CSP is a meta tag; the wasm loads even when its Content-Type is not
+## application/wasm); SITE_PRECOMPRESS=1 adds the .br/.gz files, for hosts
+## that serve them.
+SITE ?= bin/site
+site: wasm-build
+	rm -rf $(SITE) && mkdir -p $(SITE)
+	cp static/index.html static/app.js static/worker.js static/style.css static/wasm_exec.js static/schedplay.wasm $(SITE)/
+	touch $(SITE)/.nojekyll
+	if [ -n "$(SITE_PRECOMPRESS)" ]; then $(GO) run ./serve/precompress $(SITE); fi
+	@echo "site: $(SITE) (serve it with any static server, e.g. python3 -m http.server -d $(SITE))"
 
 ## wasm-build: the browser build alone (make test uses it; the server
 ## compresses on the fly without the precompressed files).
