@@ -120,7 +120,8 @@ func ParseRTApp(data []byte) (*RTApp, error) {
 	}
 	seen := map[string]bool{}
 	total, events := 0, 0
-	for _, f := range tasks.fields {
+	// Under workgen a task given twice is two tasks (rtapp_workgen.go).
+	for _, f := range workgenUnique(tasks.fields) {
 		if seen[f.key] {
 			return nil, place{task: f.key}.errf(f.line, "task defined twice")
 		}
@@ -226,23 +227,6 @@ func namedSuspends(app *RTApp, threads map[string]*RTAppTask) map[string]bool {
 		}
 	}
 	return named
-}
-
-// lastWins folds repeated keys as json-c (rt-app's parser) does: a key
-// given twice keeps its first place and takes its last value (rt-app's
-// doc/examples/spreading-tasks.json defines phase "heavy1" twice).
-func lastWins(fields []jField) []jField {
-	at := map[string]int{}
-	var out []jField
-	for _, f := range fields {
-		if i, ok := at[f.key]; ok {
-			out[i].val = f.val
-			continue
-		}
-		at[f.key] = len(out)
-		out = append(out, f)
-	}
-	return out
 }
 
 // checkPolicy accepts only SCHED_OTHER.
@@ -365,7 +349,8 @@ func parseTask(name string, line int, n *jNode) (RTAppTask, error) {
 			return t, p.errf(phases.line, "phases: empty")
 		}
 		seen := map[string]bool{}
-		for _, pf := range lastWins(phases.fields) {
+		// Under workgen a phase given twice is two phases (rtapp_workgen.go).
+		for _, pf := range workgenUnique(phases.fields) {
 			if seen[pf.key] {
 				return t, place{task: name, phase: pf.key}.errf(pf.line, "phase defined twice")
 			}
