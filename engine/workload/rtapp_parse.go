@@ -85,6 +85,11 @@ func ParseRTApp(data []byte) (*RTApp, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseRTAppRoot(root)
+}
+
+// parseRTAppRoot checks the parsed file (or files merged: ParseRTAppFiles).
+func parseRTAppRoot(root *jNode) (*RTApp, error) {
 	top := place{phase: "top level"}
 	if root.kind != jObject {
 		return nil, top.errf(root.line, "the file must be a JSON object with \"tasks\", got %s", root.kindName())
@@ -764,6 +769,9 @@ func passes(n int64) int {
 // lineText writes a position as errors do: "line L, column C" for one
 // packed by posAt, "line L" for a bare line number.
 func lineText(pos int) string {
+	if f := pos / rtappFileScale; f > 0 {
+		return fmt.Sprintf("%s%d, %s", rtappFileMark, f, lineText(pos%rtappFileScale))
+	}
 	if l, c := pos/posScale, pos%posScale; l > 0 {
 		return fmt.Sprintf("line %d, column %d", l, c)
 	}
