@@ -136,3 +136,28 @@ func waitRead(t *testing.T, pid int, n int64) {
 	}
 	t.Fatalf("process %d did not read %d bytes within 20 s", pid, n)
 }
+
+// TestRTAppFileMerge: rtapp:file=a.json+b.json merges the files as
+// rt-app's merge.py does; an error names the file, line and column.
+func TestRTAppFileMerge(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	g := write("g.json", `{"global": {"duration": 1}}`)
+	a := write("a.json", `{"tasks": {"t": {"run": 1000, "sleep": 1000, "suspend",}}}`)
+	b := write("b.json", `{"tasks": {"u": {"run": 100, "resume": "t", "sleep": 1000}}}`)
+	out, errOut, code := runCLI(t, "run", smallRun, "--workload", "rtapp:file="+g+"+"+a+"+"+b, "--duration", "20ms")
+	if code != 0 || !strings.Contains(out, "2 tasks") {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	bad := write("bad.json", "{\"tasks\": {\n \"v\": {\"run\": 1, \"bogus\": 1}}}")
+	_, errOut, code = runCLI(t, "run", smallRun, "--workload", "rtapp:file="+g+"+"+bad, "--duration", "20ms")
+	if code == 0 || !strings.Contains(errOut, bad+", line 2, column 18") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

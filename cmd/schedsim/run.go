@@ -636,7 +636,7 @@ func splitWorkloadError(msg string) (spec, rest string, ok bool) {
 	return spec, rest, true
 }
 
-// expandRTAppFiles turns "rtapp:file=PATH[,key=value...]" (and
+// expandRTAppFiles turns "rtapp:file=PATH[+PATH...][,key=value...]" (and
 // "trace:file=PATH") into the self-contained "rtapp:b64=...[,key=value...]"
 // spec (the engine reads no files; a spec must also work in a share
 // link), and records PATH as an input of the run. The file is parsed
@@ -657,14 +657,32 @@ func (f *runFlags) expandRTAppFiles() error {
 			limit, toSpec = traceFileKind() // import.go
 		}
 		path, keys := splitFileKeys(rest)
-		f.inputs = append(f.inputs, input{flag: "--workload", path: path})
-		data, err := readLimited(path, limit)
-		if err != nil {
-			return usagef("--workload %q: %s: %v", sp, path, cause(err))
-		}
-		spec, err := toSpec(data)
-		if err != nil {
-			return usagef("--workload %q: %s: %v", sp, path, err)
+		var spec string
+		if paths := rtappMergePaths(path); ok && paths != nil {
+			// rtapp:file=global.json+tasks.json: merged as rt-app's
+			// merge.py merges them (workload.RTAppFilesSpec).
+			var files []workload.RTAppFile
+			for _, p := range paths {
+				f.inputs = append(f.inputs, input{flag: "--workload", path: p})
+				data, err := readLimited(p, limit)
+				if err != nil {
+					return usagef("--workload %q: %s: %v", sp, p, cause(err))
+				}
+				files = append(files, workload.RTAppFile{Name: p, Data: data})
+			}
+			var err error
+			if spec, err = workload.RTAppFilesSpec(files); err != nil {
+				return usagef("--workload %q: %v", sp, err)
+			}
+		} else {
+			f.inputs = append(f.inputs, input{flag: "--workload", path: path})
+			data, err := readLimited(path, limit)
+			if err != nil {
+				return usagef("--workload %q: %s: %v", sp, path, cause(err))
+			}
+			if spec, err = toSpec(data); err != nil {
+				return usagef("--workload %q: %s: %v", sp, path, err)
+			}
 		}
 		if keys != "" {
 			spec += "," + keys
@@ -676,6 +694,18 @@ func (f *runFlags) expandRTAppFiles() error {
 		f.expanded[sp] = spec
 	}
 	return nil
+}
+
+// rtappMergePaths splits "a.json+b.json" into its files, or returns nil
+// for one file (a path that exists as written is one file, "+" and all).
+func rtappMergePaths(path string) []string {
+	if !strings.Contains(path, "+") {
+		return nil
+	}
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	return strings.Split(path, "+")
 }
 
 // splitFileKeys splits "PATH,nice=5,cpus=0-3,8" into the path and the

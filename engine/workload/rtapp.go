@@ -240,6 +240,7 @@ func (t *RTAppTask) threadNames() []string {
 // the error surfaces when the spec is built.
 func RTAppSpec(data []byte) string {
 	if clean, err := jsoncClean(data); err == nil {
+		clean, _ = workgenFill(clean)
 		var buf bytes.Buffer
 		if json.Compact(&buf, clean) == nil {
 			data = buf.Bytes()

@@ -72,8 +72,9 @@ func (n *jNode) integer() (int64, error) {
 
 type jParser struct {
 	d     *json.Decoder
-	src   []byte
+	src   []byte // the text decoded: the file cleaned and filled (workgenFill)
 	lines lineTable
+	ins   []workgenInsert // what workgenFill inserted, to map offsets back to the file
 }
 
 // posScale packs a line and a column into the one int the parse tree
@@ -113,13 +114,13 @@ func (t lineTable) lineCol(off int64) (line, col int) {
 
 // posAt is the 1-based line and column of byte offset off, packed.
 func (p *jParser) posAt(off int64) int {
-	line, col := p.lines.lineCol(off)
+	line, col := p.lines.lineCol(workgenOrig(p.ins, off))
 	return line*posScale + col
 }
 
 // lineAt is the 1-based line of byte offset off.
 func (p *jParser) lineAt(off int64) int {
-	line, _ := p.lines.lineCol(off)
+	line, _ := p.lines.lineCol(workgenOrig(p.ins, off))
 	return line
 }
 
@@ -127,23 +128,26 @@ func (p *jParser) fail(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("rtapp: bad JSON: unexpected end of input at line %d", p.lineAt(int64(len(p.src))))
 	}
-	line, col := p.lines.lineCol(p.d.InputOffset())
+	line, col := p.lines.lineCol(workgenOrig(p.ins, p.d.InputOffset()))
 	return fmt.Errorf("rtapp: bad JSON at line %d, column %d: %v", line, col, err)
 }
 
 // parseOrderedJSON reads data as json-c does (comments and trailing
-// commas allowed) into a jNode tree.
+// commas allowed), in the workgen dialect (a bare "suspend" key: see
+// rtapp_workgen.go), into a jNode tree.
 func parseOrderedJSON(data []byte) (*jNode, error) {
 	clean, err := jsoncClean(data)
 	if err != nil {
 		return nil, err
 	}
+	lines := newLineTable(clean) // clean has the file's offsets
+	clean, ins := workgenFill(clean)
 	if len(bytes.TrimSpace(clean)) == 0 {
 		return nil, fmt.Errorf("rtapp: bad JSON: the file is empty")
 	}
 	d := json.NewDecoder(bytes.NewReader(clean))
 	d.UseNumber()
-	p := &jParser{d: d, src: clean, lines: newLineTable(clean)}
+	p := &jParser{d: d, src: clean, lines: lines, ins: ins}
 	root, err := p.value(0)
 	if err != nil {
 		return nil, err

@@ -85,6 +85,11 @@ func ParseRTApp(data []byte) (*RTApp, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseRTAppRoot(root)
+}
+
+// parseRTAppRoot checks the parsed file (or files merged: ParseRTAppFiles).
+func parseRTAppRoot(root *jNode) (*RTApp, error) {
 	top := place{phase: "top level"}
 	if root.kind != jObject {
 		return nil, top.errf(root.line, "the file must be a JSON object with \"tasks\", got %s", root.kindName())
@@ -120,7 +125,8 @@ func ParseRTApp(data []byte) (*RTApp, error) {
 	}
 	seen := map[string]bool{}
 	total, events := 0, 0
-	for _, f := range tasks.fields {
+	// Under workgen a task given twice is two tasks (rtapp_workgen.go).
+	for _, f := range workgenUnique(tasks.fields) {
 		if seen[f.key] {
 			return nil, place{task: f.key}.errf(f.line, "task defined twice")
 		}
@@ -226,23 +232,6 @@ func namedSuspends(app *RTApp, threads map[string]*RTAppTask) map[string]bool {
 		}
 	}
 	return named
-}
-
-// lastWins folds repeated keys as json-c (rt-app's parser) does: a key
-// given twice keeps its first place and takes its last value (rt-app's
-// doc/examples/spreading-tasks.json defines phase "heavy1" twice).
-func lastWins(fields []jField) []jField {
-	at := map[string]int{}
-	var out []jField
-	for _, f := range fields {
-		if i, ok := at[f.key]; ok {
-			out[i].val = f.val
-			continue
-		}
-		at[f.key] = len(out)
-		out = append(out, f)
-	}
-	return out
 }
 
 // checkPolicy accepts only SCHED_OTHER.
@@ -365,7 +354,8 @@ func parseTask(name string, line int, n *jNode) (RTAppTask, error) {
 			return t, p.errf(phases.line, "phases: empty")
 		}
 		seen := map[string]bool{}
-		for _, pf := range lastWins(phases.fields) {
+		// Under workgen a phase given twice is two phases (rtapp_workgen.go).
+		for _, pf := range workgenUnique(phases.fields) {
 			if seen[pf.key] {
 				return t, place{task: name, phase: pf.key}.errf(pf.line, "phase defined twice")
 			}
@@ -779,6 +769,9 @@ func passes(n int64) int {
 // lineText writes a position as errors do: "line L, column C" for one
 // packed by posAt, "line L" for a bare line number.
 func lineText(pos int) string {
+	if f := pos / rtappFileScale; f > 0 {
+		return fmt.Sprintf("%s%d, %s", rtappFileMark, f, lineText(pos%rtappFileScale))
+	}
 	if l, c := pos/posScale, pos%posScale; l > 0 {
 		return fmt.Sprintf("line %d, column %d", l, c)
 	}

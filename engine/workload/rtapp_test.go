@@ -648,7 +648,6 @@ func TestRTAppErrors(t *testing.T) {
 		{"uclamp", `{"tasks": {"t": {"util_min": 512, "run": 1}}}`, []string{`task "t"`, "util_min", "clamping"}},
 		{"too many threads", `{"tasks": {"a": {"instance": 4000, "run": 1}, "b": {"instance": 97, "run": 1}}}`,
 			[]string{`task "b"`, "4096"}},
-		{"duplicate task", `{"tasks": {"t": {"run": 1}, "t": {"run": 2}}}`, []string{`task "t"`, "twice"}},
 		{"name clash", `{"tasks": {"w": {"instance": 2, "run": 1}, "w-1": {"run": 1}}}`, []string{`"w-1"`, "rename"}},
 		{"bad cpus", `{"tasks": {"t": {"cpus": "0-3", "run": 1}}}`, []string{`task "t"`, "cpus", "array"}},
 		{"bad timer mode", `{"tasks": {"t": {"run": 1, "timer": {"ref": "x", "period": 10, "mode": "sometimes"}}}}`,
