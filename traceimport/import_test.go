@@ -255,7 +255,7 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"bad-garbage.txt", `line 4: not an event line of ftrace, trace-cmd report or perf script: "this line is not part of any trace"`, ""},
 		{"bad-garbage.txt", `line 4: not an ftrace event line`, FormatFtrace},
-		{"bad-switch-fields.txt", `line 3: sched_switch fields not understood`, ""},
+		{"bad-switch-fields.txt", `line 3: a pid or prio is not a number in range`, ""},
 		{"bad-timestamp.txt", `line 1: timestamp 50000000000.100000 out of range`, ""},
 		{"bad-chrome.json", `line 3: a sched slice on track 5, not a CPU track`, ""},
 		{"ftrace-6x-odd.txt", `line 14: not a perf script event line`, FormatPerf},

@@ -129,7 +129,11 @@ var (
 	// brackets); the flags are 4 or 5 characters (irqs-off, need-resched,
 	// hardirq/softirq, preempt depth, migrate-disable), absent in
 	// trace-cmd report's default output.
-	ftraceLine = regexp.MustCompile(`^\s*(.*?)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?\[(\d+)\]\s+(?:([.dDXBbn][^\s]{3,4})\s+)?(\d+\.\d+):\s+([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
+	//
+	// trace-cmd report -l ("latency output") glues the CPU and the flags
+	// into one column ("0d.h1."); --ts-diff adds "(+0.000010)" after the
+	// timestamp.
+	ftraceLine = regexp.MustCompile(`^\s*(.*?)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?(?:\[(\d+)\]\s+(?:([.dDXBbn][^\s]{3,4})\s+)?|(\d+)([.dDXBbn][^\s]{3,5})\s+)(\d+\.\d+)(?:\s*\(\+?-?[\d.]+\))?:\s+([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
 	// <comm> <pid>[/<tid>] [<cpu>] <secs>.<frac>: [<period>] <sys>:<event>: <args>
 	perfLine = regexp.MustCompile(`^\s*(.*?)\s+(\d+)(?:/(\d+))?\s+\[(\d+)\]\s+(\d+\.\d+):\s+(?:\d+\s+)?([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
 
@@ -137,14 +141,11 @@ var (
 	// Lines that carry no event: the tracer's and trace-cmd's headers and
 	// notes, and elisions in traces pasted into mails and issues.
 	noiseLine = regexp.MustCompile(`^\s*(?:$|#|\[\s*\.\.\.\s*\]\s*$|\.\.\.\s*$|…\s*$|cpus=\d+\s*$|version\s*=|CPU\s*\d+ is empty|CPU\s*\d+ buffer started|CPU\s*\d+ data recorded|trace-cmd:|Warning:)`)
-
-	switchArgs       = regexp.MustCompile(`^prev_comm=(.*) prev_pid=(-?\d+) prev_prio=(-?\d+) prev_state=(\S+) ==> next_comm=(.*) next_pid=(-?\d+) next_prio=(-?\d+)\s*$`)
-	switchPluginArgs = regexp.MustCompile(`^(.*):(-?\d+) \[(-?\d+)\] (\S+) ==> (.*):(-?\d+) \[(-?\d+)\]\s*$`)
-	wakeArgs         = regexp.MustCompile(`^comm=(.*) pid=(-?\d+) prio=(-?\d+)(?: success=\d+)?(?: target_cpu=(\d+))?\s*$`)
-	wakePluginArgs   = regexp.MustCompile(`^(.*):(-?\d+) \[(-?\d+)\](?: success=\d+)?(?: CPU:(\d+))?\s*$`)
-	forkArgs         = regexp.MustCompile(`^comm=(.*) pid=(-?\d+) child_comm=(.*) child_pid=(-?\d+)\s*$`)
-	exitArgs         = regexp.MustCompile(`^comm=(.*) pid=(-?\d+) prio=(-?\d+)(?: group_dead=\S+)?\s*$`)
-	migrateArgs      = regexp.MustCompile(`^comm=(.*) pid=(-?\d+) prio=(-?\d+) orig_cpu=(\d+) dest_cpu=(\d+)\s*$`)
+	// Systrace HTML (Perfetto's and systrace's): the trace is the text of
+	// <script class="trace-data" type="application/text"> blocks; the
+	// rest of the page (markup, the viewer's JavaScript) is no event.
+	htmlStart     = regexp.MustCompile(`^\s*(?:<!DOCTYPE html|<html)`)
+	traceDataOpen = regexp.MustCompile(`<script[^>]*class="trace-data"[^>]*>`)
 )
 
 // parseText reads ftrace or perf text line by line, giving each event
@@ -194,7 +195,10 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 	matched := false
 	if f != FormatPerf {
 		if m := ftraceLine.FindStringSubmatch(line); m != nil {
-			comm, pidS, cpuS, flags, tsS, name, args = m[1], m[2], m[3], m[4], m[5], m[6], m[7]
+			comm, pidS, cpuS, flags, tsS, name, args = m[1], m[2], m[3], m[4], m[7], m[8], m[9]
+			if cpuS == "" { // trace-cmd report -l
+				cpuS, flags = m[5], m[6]
+			}
 			matched = true
 			if st.formatSeen == "" {
 				st.formatSeen = FormatFtrace
@@ -267,23 +271,45 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 		return r, true
 	}
 	var ok1, ok2 bool
+	fs := splitFields(args)
+	need := func(keys ...string) (string, bool) {
+		for _, key := range keys {
+			if _, ok := get(fs, key); !ok {
+				return key, false
+			}
+		}
+		return "", true
+	}
+	val := func(key string) string { v, _ := get(fs, key); return v }
 	switch k {
 	case evSwitch:
-		m := switchArgs.FindStringSubmatch(args)
-		if m == nil {
-			m = switchPluginArgs.FindStringSubmatch(args)
+		if fs != nil {
+			if key, ok := need("prev_comm", "prev_pid", "prev_state", "next_comm", "next_pid"); !ok {
+				return bad("sched_switch fields not understood: no " + key + "= (want prev_comm= prev_pid= prev_prio= prev_state= ==> next_comm= next_pid= next_prio=)")
+			}
+			ev.a, ok1 = ref(val("prev_comm"), val("prev_pid"), val("prev_prio"))
+			ev.state = strs.id(switchState(val("prev_state")))
+			ev.b, ok2 = ref(val("next_comm"), val("next_pid"), val("next_prio"))
+			break
 		}
+		m := switchPluginArgs.FindStringSubmatch(args)
 		if m == nil {
 			return bad("sched_switch fields not understood (want prev_comm= prev_pid= prev_prio= prev_state= ==> next_comm= next_pid= next_prio=)")
 		}
 		ev.a, ok1 = ref(m[1], m[2], m[3])
-		ev.state = strs.id(m[4])
+		ev.state = strs.id(switchState(m[4]))
 		ev.b, ok2 = ref(m[5], m[6], m[7])
 	case evWaking, evWakeup, evWakeupNew:
-		m := wakeArgs.FindStringSubmatch(args)
-		if m == nil {
-			m = wakePluginArgs.FindStringSubmatch(args)
+		if fs != nil {
+			if key, ok := need("comm", "pid"); !ok {
+				return bad(name + " fields not understood: no " + key + "= (want comm= pid= prio= target_cpu=)")
+			}
+			ev.a, ok1 = ref(val("comm"), val("pid"), val("prio"))
+			ev.target = cpuField(val("target_cpu"))
+			ok2 = true
+			break
 		}
+		m := wakePluginArgs.FindStringSubmatch(args)
 		if m == nil {
 			return bad(name + " fields not understood (want comm= pid= prio= target_cpu=)")
 		}
@@ -291,32 +317,48 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 		ev.target = cpuField(m[4])
 		ok2 = true
 	case evFork:
-		m := forkArgs.FindStringSubmatch(args)
-		if m == nil {
-			return bad("sched_process_fork fields not understood (want comm= pid= child_comm= child_pid=)")
+		if key, ok := need("comm", "pid", "child_comm", "child_pid"); fs == nil || !ok {
+			if fs == nil {
+				key = "comm"
+			}
+			return bad("sched_process_fork fields not understood: no " + key + "= (want comm= pid= child_comm= child_pid=)")
 		}
-		ev.a, ok1 = ref(m[1], m[2], "")
-		ev.b, ok2 = ref(m[3], m[4], "")
+		ev.a, ok1 = ref(val("comm"), val("pid"), "")
+		ev.b, ok2 = ref(val("child_comm"), val("child_pid"), "")
 	case evExit:
-		m := exitArgs.FindStringSubmatch(args)
-		if m == nil {
-			return bad("sched_process_exit fields not understood (want comm= pid= prio=)")
+		if key, ok := need("comm", "pid"); fs == nil || !ok {
+			if fs == nil {
+				key = "comm"
+			}
+			return bad("sched_process_exit fields not understood: no " + key + "= (want comm= pid= prio=)")
 		}
-		ev.a, ok1 = ref(m[1], m[2], m[3])
+		ev.a, ok1 = ref(val("comm"), val("pid"), val("prio"))
 		ok2 = true
 	case evMigrate:
-		m := migrateArgs.FindStringSubmatch(args)
-		if m == nil {
-			return bad("sched_migrate_task fields not understood (want comm= pid= prio= orig_cpu= dest_cpu=)")
+		if key, ok := need("comm", "pid"); fs == nil || !ok {
+			if fs == nil {
+				key = "comm"
+			}
+			return bad("sched_migrate_task fields not understood: no " + key + "= (want comm= pid= prio= orig_cpu= dest_cpu=)")
 		}
-		ev.a, ok1 = ref(m[1], m[2], m[3])
-		ev.orig, ev.target = cpuField(m[4]), cpuField(m[5])
+		ev.a, ok1 = ref(val("comm"), val("pid"), val("prio"))
+		ev.orig, ev.target = cpuField(val("orig_cpu")), cpuField(val("dest_cpu"))
 		ok2 = true
 	}
 	if !ok1 || !ok2 {
-		return bad("pid or prio out of range")
+		return bad("a pid or prio is not a number in range")
 	}
 	return ev, "", nil
+}
+
+// switchState reads a prev_state: the kernel's letters as they are
+// ("R+" preempted, "S|D", ...); a raw number (trace-cmd report -R, old
+// perf) is 0 for running, else a sleep.
+func switchState(s string) string {
+	if s == "0" || s == "0x0" {
+		return "R"
+	}
+	return s
 }
 
 // clampInt32 keeps a number in int32 (a nice value of a Chrome export).
