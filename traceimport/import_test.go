@@ -253,9 +253,8 @@ func TestRefusals(t *testing.T) {
 		file, want string
 		format     Format
 	}{
-		{"bad-garbage.txt", `line 4: not an event line of ftrace, trace-cmd report or perf script: "this line is not part of any trace"`, ""},
-		{"bad-garbage.txt", `line 4: not an ftrace event line`, FormatFtrace},
-		{"bad-switch-fields.txt", `line 3: a pid or prio is not a number in range`, ""},
+		{"bad-garbage-only.txt", `line 2: not an event line of ftrace, trace-cmd report or perf script: "this file is not a trace"`, ""},
+		{"bad-garbage-only.txt", `line 2: not an ftrace event line`, FormatFtrace},
 		{"bad-timestamp.txt", `line 1: timestamp 50000000000.100000 out of range`, ""},
 		{"bad-chrome.json", `line 3: a sched slice on track 5, not a CPU track`, ""},
 		{"ftrace-6x-odd.txt", `line 14: not a perf script event line`, FormatPerf},
@@ -274,6 +273,53 @@ func TestRefusals(t *testing.T) {
 		if err == nil || !namesLine.MatchString(err.Error()) {
 			t.Errorf("input %q: error %v, want one naming the line", in, err)
 		}
+	}
+}
+
+// A line that cannot be read is reported with its number and why, and
+// the import goes on without it (bad-garbage.txt and bad-switch-fields.txt
+// were refused whole before issue 27).
+func TestUnreadableLineReported(t *testing.T) {
+	for _, c := range []struct {
+		file   string
+		format Format
+		want   string
+		events int
+	}{
+		{"bad-garbage.txt", "", `line 4: not an event line of ftrace, trace-cmd report or perf script: "this line is not part of any trace"`, 3},
+		{"bad-garbage.txt", FormatFtrace, `line 4: not an ftrace event line`, 3},
+		{"bad-switch-fields.txt", "", `line 3: a pid or prio is not a number in range`, 1},
+	} {
+		_, s := importFile(t, c.file, Options{Format: c.format})
+		if s.BadLines != 1 || len(s.Unreadable) != 1 || !strings.Contains(s.Unreadable[0].Error(), c.want) {
+			t.Errorf("%s (format %q): %d bad lines %v, want 1: %q", c.file, c.format, s.BadLines, s.Unreadable, c.want)
+		}
+		if s.Events != c.events || s.Dropped[DropUnreadable] != 1 {
+			t.Errorf("%s: %d events, %d unreadable dropped; want %d, 1", c.file, s.Events, s.Dropped[DropUnreadable], c.events)
+		}
+		var out bytes.Buffer
+		s.Report(&out)
+		if !strings.Contains(out.String(), "unreadable "+c.want) {
+			t.Errorf("%s: the report does not name the line:\n%s", c.file, out.String())
+		}
+	}
+	// Many bad lines: all counted, the first maxBadLines named.
+	var in strings.Builder
+	in.Write(switchLines(20, ""))
+	for i := 0; i < 15; i++ {
+		in.WriteString("garbage\n")
+	}
+	_, s, err := Import([]byte(in.String()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.BadLines != 15 || len(s.Unreadable) != maxBadLines || s.Unreadable[0].Line != 21 {
+		t.Errorf("%d bad lines, %d named, first %v; want 15, %d, line 21", s.BadLines, len(s.Unreadable), s.Unreadable[0], maxBadLines)
+	}
+	// The kernel oracle's reader stays strict: the first bad line is its error.
+	data, _ := os.ReadFile("testdata/bad-garbage.txt")
+	if err := ReadSched(bytes.NewReader(data), func(*SchedEvent) error { return nil }); err == nil || !strings.Contains(err.Error(), "line 4:") {
+		t.Errorf("ReadSched: %v, want line 4's error", err)
 	}
 }
 

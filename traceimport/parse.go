@@ -120,6 +120,10 @@ type textStats struct {
 	unknownLn  int            // first line of an unreadable kind, for messages
 	formatSeen Format
 	lineBytes  int64 // Chrome: the bytes examined to number the lines
+	// badLines counts the lines that could not be read (the import goes
+	// on without them); bad names the first maxBadLines.
+	badLines int
+	bad      []*ParseError
 }
 
 var (
@@ -148,12 +152,20 @@ var (
 	traceDataOpen = regexp.MustCompile(`<script[^>]*class="trace-data"[^>]*>`)
 )
 
+// maxBadLines is how many unreadable lines an import names (it counts
+// them all).
+const maxBadLines = 10
+
 // parseText reads ftrace or perf text line by line, giving each event
-// to sink. f is FormatFtrace, FormatPerf or FormatAuto (each line may be
-// either).
-func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error) (*textStats, error) {
+// to emit. f is FormatFtrace, FormatPerf or FormatAuto (each line may be
+// either). A line it cannot read is given to bad (*ParseError): bad's
+// error stops the read; nil bad means the first such line is the error.
+func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error, bad func(*ParseError) error) (*textStats, error) {
 	st := &textStats{skipped: map[string]int{}}
 	lines := newLineReader(r)
+	// html: the input is a systrace HTML page; inData: inside one of its
+	// trace-data blocks.
+	html, inData := false, false
 	for lineNo := 1; ; lineNo++ {
 		raw, err := lines.next()
 		if err == io.EOF {
@@ -164,6 +176,22 @@ func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error) (
 		}
 		line := strings.TrimRight(string(raw), "\r")
 		st.lines++
+		if st.lines == 1 || (!html && st.lines == st.noise+1) {
+			html = htmlStart.MatchString(line)
+		}
+		if html {
+			if !inData {
+				loc := traceDataOpen.FindStringIndex(line)
+				if loc == nil {
+					st.noise++
+					continue
+				}
+				inData, line = true, line[loc[1]:]
+			}
+			if i := strings.Index(line, "</script>"); i >= 0 {
+				inData, line = false, line[:i]
+			}
+		}
 		if noiseLine.MatchString(line) {
 			st.noise++
 			continue
@@ -176,7 +204,14 @@ func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error) (
 		}
 		ev, name, err := parseLine(line, lineNo, f, st, strs)
 		if err != nil {
-			return st, err
+			pe, ok := err.(*ParseError)
+			if !ok || bad == nil {
+				return st, err
+			}
+			if err := bad(pe); err != nil {
+				return st, err
+			}
+			continue
 		}
 		if name != "" {
 			st.skipped[name]++
