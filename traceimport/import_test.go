@@ -276,6 +276,66 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// The format samples of testdata/fmt-* (testdata/README.md says where each
+// form comes from) import whole: every line read, the expected tasks,
+// events and wakeups.
+func TestFormatSamples(t *testing.T) {
+	for _, c := range []struct {
+		file                 string
+		format               Format
+		tasks, events, wakes int
+		skipped              string // an event of another type counted
+	}{
+		{"fmt-ftrace-aligned.txt", FormatFtrace, 2, 8, 2, "sched_stat_runtime"},
+		{"fmt-tracecmd-latency.txt", FormatFtrace, 2, 8, 2, "irq_handler_entry"},
+		{"fmt-tracecmd-noflags.txt", FormatFtrace, 3, 9, 1, ""},
+		{"fmt-systrace.html", FormatFtrace, 2, 7, 2, "tracing_mark_write"},
+		{"fmt-perf-sched-aligned.txt", FormatPerf, 2, 7, 2, ""},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			f, s := importFile(t, c.file, Options{})
+			if s.BadLines != 0 {
+				t.Errorf("%d unreadable lines: %v", s.BadLines, s.Unreadable)
+			}
+			if s.Format != c.format || s.Tasks != c.tasks || s.Events != c.events || s.Wakes != c.wakes {
+				t.Errorf("format %s, %d tasks, %d events, %d wakes; want %s, %d, %d, %d", s.Format, s.Tasks, s.Events, s.Wakes, c.format, c.tasks, c.events, c.wakes)
+			}
+			if c.skipped != "" && s.SkippedEvents[c.skipped] != 1 {
+				t.Errorf("skipped %v, want %s 1", s.SkippedEvents, c.skipped)
+			}
+			if len(f.Tasks) != c.tasks {
+				t.Errorf("%d tasks in the file", len(f.Tasks))
+			}
+		})
+	}
+	// The details the samples are about.
+	f, _ := importFile(t, "fmt-tracecmd-noflags.txt", Options{})
+	if got := opsString(f.Tasks[len(f.Tasks)-1].Ops); !strings.HasSuffix(got, `["exit"]`) || f.Tasks[len(f.Tasks)-1].Parent == nil {
+		t.Errorf("the forked child: ops %s, parent %v; want a fork child that exits", got, f.Tasks[len(f.Tasks)-1].Parent)
+	}
+	var evs []SchedEvent
+	data, _ := os.ReadFile("testdata/fmt-ftrace-aligned.txt")
+	if err := ReadSched(bytes.NewReader(data), func(e *SchedEvent) error { evs = append(evs, *e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct {
+		i     int
+		check bool
+		what  string
+	}{
+		{0, evs[0].Next.Comm == "ping" && evs[0].Next.PID == 1000 && evs[0].Prev.Prio == 120, "padded fields"},
+		{1, evs[1].Task.Comm == "pong" && evs[1].Task.PID == 1001 && evs[1].TargetCPU == 1, "padded wakeup"},
+		{3, evs[3].PrevState == "R+" && evs[3].Next.Comm == "pong" && evs[3].Next.Prio == 120, "R+ and an extra field"},
+		{5, evs[5].Task.Comm == "ping" && evs[5].Task.PID == 1000 && evs[5].TargetCPU == 0 && evs[5].Task.Prio == 120, "fields in another order, 7 flags"},
+		{6, evs[6].PrevState == "R+" && evs[6].Next.Comm == "ping", "R+==> glued"},
+		{7, evs[7].PrevState == "S|D", "S|D"},
+	} {
+		if !w.check {
+			t.Errorf("event %d (%s) read as %+v", w.i, w.what, evs[w.i])
+		}
+	}
+}
+
 // A line that cannot be read is reported with its number and why, and
 // the import goes on without it (bad-garbage.txt and bad-switch-fields.txt
 // were refused whole before issue 27).

@@ -130,14 +130,14 @@ var (
 	// <comm>-<pid> [(<tgid>)] [<cpu>] [<flags>] <secs>.<frac>: <event>: <args>
 	// The comm is everything before the last '-' that is followed by the
 	// pid and the CPU column (comms may hold spaces, '-', digits, ':',
-	// brackets); the flags are 4 or 5 characters (irqs-off, need-resched,
-	// hardirq/softirq, preempt depth, migrate-disable), absent in
-	// trace-cmd report's default output.
+	// brackets); the flags are 4 to 7 characters (irqs-off, need-resched,
+	// hardirq/softirq, preempt depth, migrate-disable; PREEMPT_RT adds
+	// two), absent in trace-cmd report's default output.
 	//
 	// trace-cmd report -l ("latency output") glues the CPU and the flags
 	// into one column ("0d.h1."); --ts-diff adds "(+0.000010)" after the
 	// timestamp.
-	ftraceLine = regexp.MustCompile(`^\s*(.*?)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?(?:\[(\d+)\]\s+(?:([.dDXBbn][^\s]{3,4})\s+)?|(\d+)([.dDXBbn][^\s]{3,5})\s+)(\d+\.\d+)(?:\s*\(\+?-?[\d.]+\))?:\s+([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
+	ftraceLine = regexp.MustCompile(`^\s*(.*?)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?(?:\[(\d+)\]\s+(?:([.dDXBbn][^\s]{3,6})\s+)?|(\d+)([.dDXBbn][^\s]{3,6})\s+)(\d+\.\d+)(?:\s*\(\+?-?[\d.]+\))?:\s+([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
 	// <comm> <pid>[/<tid>] [<cpu>] <secs>.<frac>: [<period>] <sys>:<event>: <args>
 	perfLine = regexp.MustCompile(`^\s*(.*?)\s+(\d+)(?:/(\d+))?\s+\[(\d+)\]\s+(\d+\.\d+):\s+(?:\d+\s+)?([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
 
@@ -190,6 +190,11 @@ func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error, b
 			}
 			if i := strings.Index(line, "</script>"); i >= 0 {
 				inData, line = false, line[:i]
+			}
+			// A trace-data block may hold JSON (metadata, other tracks).
+			if t := strings.TrimSpace(line); t != "" && strings.ContainsRune("{}[]\"", rune(t[0])) {
+				st.noise++
+				continue
 			}
 		}
 		if noiseLine.MatchString(line) {
