@@ -12,10 +12,6 @@ import (
 // field is one key=value of an event's text.
 type field struct{ key, val string }
 
-// fieldKey finds where a key starts: at the start or after white space,
-// a name and '='.
-var fieldKey = regexp.MustCompile(`(?:^|\s)([A-Za-z_][A-Za-z0-9_]*)=`)
-
 // knownKeys are the fields of the scheduler events the import reads. A
 // comm's value runs to the next known key, so that a comm holding " x="
 // stays whole; any other value runs to the next key of any name.
@@ -29,33 +25,65 @@ var knownKeys = map[string]bool{
 
 func isCommKey(k string) bool { return k == "comm" || strings.HasSuffix(k, "_comm") }
 
-// splitFields reads "k=v k=v ..." (sched_switch's "==>" is a separator
-// like white space). It returns nil when the text has no key at its start.
-func splitFields(args string) []field {
+// keyAt is where the keys of args start: at the start or after white
+// space, a name and '=' (start: the name's first byte, end: after '=').
+type keyAt struct{ start, nameEnd, end int }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' }
+
+func isNameByte(c byte, first bool) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || !first && c >= '0' && c <= '9'
+}
+
+// findKeys appends the keys of args to keys.
+func findKeys(args string, keys []keyAt) []keyAt {
+	for i := 0; i < len(args); i++ {
+		if i > 0 && !isSpace(args[i-1]) || !isNameByte(args[i], true) {
+			continue
+		}
+		j := i + 1
+		for j < len(args) && isNameByte(args[j], false) {
+			j++
+		}
+		if j < len(args) && args[j] == '=' {
+			keys = append(keys, keyAt{i, j, j + 1})
+			i = j
+		}
+	}
+	return keys
+}
+
+// splitFields reads "k=v k=v ..." into buf (sched_switch's "==>" is a
+// separator like white space). It returns nil when the text has no key at
+// its start.
+func splitFields(args string, buf []field) []field {
 	args = strings.TrimSpace(args)
-	locs := fieldKey.FindAllStringSubmatchIndex(args, -1)
-	if len(locs) == 0 || locs[0][0] != 0 {
+	var keyBuf [16]keyAt
+	keys := findKeys(args, keyBuf[:0])
+	if len(keys) == 0 || keys[0].start != 0 {
 		return nil
 	}
-	var out []field
-	for i := 0; i < len(locs); {
-		key := args[locs[i][2]:locs[i][3]]
-		start := locs[i][1]
+	out := buf[:0]
+	name := func(k keyAt) string { return args[k.start:k.nameEnd] }
+	for i := 0; i < len(keys); {
+		key := name(keys[i])
 		j := i + 1
 		if isCommKey(key) {
-			for j < len(locs) && !knownKeys[args[locs[j][2]:locs[j][3]]] {
+			for j < len(keys) && !knownKeys[name(keys[j])] {
 				j++
 			}
 		}
 		end := len(args)
-		if j < len(locs) {
-			end = locs[j][0]
+		if j < len(keys) {
+			end = keys[j].start
 		}
-		val := strings.TrimSpace(args[start:end])
+		val := strings.TrimSpace(args[keys[i].end:end])
 		if !isCommKey(key) {
 			// "prev_state=S ==>", "prev_state=R+==>": the arrow is no part
 			// of the value; nor is anything after a value's first word.
-			val = strings.TrimSpace(strings.SplitN(val, "==>", 2)[0])
+			if k := strings.Index(val, "==>"); k >= 0 {
+				val = strings.TrimSpace(val[:k])
+			}
 			if k := strings.IndexAny(val, " \t"); k >= 0 {
 				val = val[:k]
 			}

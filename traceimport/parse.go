@@ -124,6 +124,7 @@ type textStats struct {
 	// on without them); bad names the first maxBadLines.
 	badLines int
 	bad      []*ParseError
+	fields   []field // parseLine's, reused line to line
 }
 
 var (
@@ -311,7 +312,8 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 		return r, true
 	}
 	var ok1, ok2 bool
-	fs := splitFields(args)
+	fs := splitFields(args, st.fields[:0])
+	st.fields = fs
 	need := func(keys ...string) (string, bool) {
 		for _, key := range keys {
 			if _, ok := get(fs, key); !ok {
