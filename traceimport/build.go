@@ -23,6 +23,7 @@ const (
 	DropPIDReuse       = "pid seen again after its task exited without a fork event (a new task)"
 	DropMigrations     = "sched_migrate_task events (placement is the simulator's)"
 	DropLostEvents     = "events the tracer reported lost"
+	DropUnreadable     = "lines that could not be read (skipped; the summary names them)"
 	DropKthreads       = "kernel threads filtered (--keep-kthreads keeps them)"
 	DropEventTypePref  = "other events skipped: "
 	syncWindowNS       = 20000

@@ -46,6 +46,10 @@ type Summary struct {
 	DurationNS    int64          // traced span
 	Dropped       map[string]int // what could not be kept, by reason
 	SkippedEvents map[string]int // events of other types, by name
+	// BadLines counts the lines that could not be read: the import went
+	// on without them. Unreadable names the first few (line, text, why).
+	BadLines   int
+	Unreadable []*ParseError
 
 	lineBytes int64 // Chrome: bytes examined to number the lines (tests)
 }
@@ -111,10 +115,25 @@ func importStream(r io.Reader, opt Options, lim limits) (*workload.TraceFile, *S
 		st, err = parseChrome(src, opt, lim, strs, sink)
 	} else {
 		sink = newEventSink(opt, lim, strs, true)
-		st, err = parseText(src, f, strs, func(ev *event) error { return sink.add(ev, "cut the trace to a shorter window") })
+		var bad textStats
+		st, err = parseText(src, f, strs, func(ev *event) error { return sink.add(ev, "cut the trace to a shorter window") },
+			func(pe *ParseError) error {
+				bad.badLines++
+				if len(bad.bad) < maxBadLines {
+					bad.bad = append(bad.bad, pe)
+				}
+				return nil
+			})
+		if st != nil {
+			st.badLines, st.bad = bad.badLines, bad.bad
+		}
 	}
 	if err != nil {
 		return nil, nil, err
+	}
+	if sink.log.n == 0 && st.badLines > 0 {
+		// Nothing could be read: the first line that could not is why.
+		return nil, nil, fmt.Errorf("%v; no scheduler event could be read (%d unreadable lines)", st.bad[0], st.badLines)
 	}
 	if sink.log.n == 0 {
 		return nil, nil, fmt.Errorf("lines 1-%d: no scheduler events (sched_switch, sched_waking, sched_wakeup, ...); record with -e sched_switch -e sched_waking -e sched_wakeup (see README, \"Your workload: importing a trace\")", st.lines)
@@ -134,7 +153,14 @@ func summarize(b *builder, st *textStats, f Format, events int, opt Options) (*w
 		return nil, nil, b.err
 	}
 	if len(b.file.Tasks) == 0 {
-		return nil, nil, fmt.Errorf("lines 1-%d: no task left to replay: all %d tasks seen are kernel threads or the idle task (--keep-kthreads keeps kernel threads)", st.lines, len(b.all))
+		why := ""
+		if st.badLines > 0 {
+			why = fmt.Sprintf("; %d lines could not be read, the first: %v", st.badLines, st.bad[0])
+		}
+		return nil, nil, fmt.Errorf("lines 1-%d: no task left to replay: all %d tasks seen are kernel threads or the idle task (--keep-kthreads keeps kernel threads)%s", st.lines, len(b.all), why)
+	}
+	if st.badLines > 0 {
+		b.dropped[DropUnreadable] = st.badLines
 	}
 	if st.lost > 0 {
 		b.dropped[DropLostEvents] += int(min(st.lost, 1<<30))
@@ -145,7 +171,7 @@ func summarize(b *builder, st *textStats, f Format, events int, opt Options) (*w
 	}
 	sum := &Summary{Format: format, Lines: st.lines, Events: events, Tasks: len(b.file.Tasks),
 		Wakes: b.wakes, TimedSleeps: b.timed, Pairs: len(b.pairs), WakePairs: b.pairs, DurationNS: b.file.DurationNS,
-		Dropped: b.dropped, SkippedEvents: st.skipped, lineBytes: st.lineBytes}
+		Dropped: b.dropped, SkippedEvents: st.skipped, BadLines: st.badLines, Unreadable: st.bad, lineBytes: st.lineBytes}
 	for i := range b.file.Tasks {
 		if b.file.Tasks[i].Parent != nil {
 			sum.Forked++
@@ -326,5 +352,11 @@ func (s *Summary) Report(w io.Writer) {
 			total += s.SkippedEvents[k]
 		}
 		fmt.Fprintf(w, "  %8d  events of other types skipped (%s)\n", total, strings.Join(parts, ", "))
+	}
+	for _, pe := range s.Unreadable {
+		fmt.Fprintf(w, "  unreadable %v\n", pe)
+	}
+	if more := s.BadLines - len(s.Unreadable); more > 0 {
+		fmt.Fprintf(w, "  unreadable: %d more lines\n", more)
 	}
 }

@@ -120,16 +120,25 @@ type textStats struct {
 	unknownLn  int            // first line of an unreadable kind, for messages
 	formatSeen Format
 	lineBytes  int64 // Chrome: the bytes examined to number the lines
+	// badLines counts the lines that could not be read (the import goes
+	// on without them); bad names the first maxBadLines.
+	badLines int
+	bad      []*ParseError
+	fields   []field // parseLine's, reused line to line
 }
 
 var (
 	// <comm>-<pid> [(<tgid>)] [<cpu>] [<flags>] <secs>.<frac>: <event>: <args>
 	// The comm is everything before the last '-' that is followed by the
 	// pid and the CPU column (comms may hold spaces, '-', digits, ':',
-	// brackets); the flags are 4 or 5 characters (irqs-off, need-resched,
-	// hardirq/softirq, preempt depth, migrate-disable), absent in
-	// trace-cmd report's default output.
-	ftraceLine = regexp.MustCompile(`^\s*(.*?)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?\[(\d+)\]\s+(?:([.dDXBbn][^\s]{3,4})\s+)?(\d+\.\d+):\s+([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
+	// brackets); the flags are 4 to 7 characters (irqs-off, need-resched,
+	// hardirq/softirq, preempt depth, migrate-disable; PREEMPT_RT adds
+	// two), absent in trace-cmd report's default output.
+	//
+	// trace-cmd report -l ("latency output") glues the CPU and the flags
+	// into one column ("0d.h1."); --ts-diff adds "(+0.000010)" after the
+	// timestamp.
+	ftraceLine = regexp.MustCompile(`^\s*(.*?)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?(?:\[(\d+)\]\s+(?:([.dDXBbn][^\s]{3,6})\s+)?|(\d+)([.dDXBbn][^\s]{3,6})\s+)(\d+\.\d+)(?:\s*\(\+?-?[\d.]+\))?:\s+([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
 	// <comm> <pid>[/<tid>] [<cpu>] <secs>.<frac>: [<period>] <sys>:<event>: <args>
 	perfLine = regexp.MustCompile(`^\s*(.*?)\s+(\d+)(?:/(\d+))?\s+\[(\d+)\]\s+(\d+\.\d+):\s+(?:\d+\s+)?([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
 
@@ -137,22 +146,27 @@ var (
 	// Lines that carry no event: the tracer's and trace-cmd's headers and
 	// notes, and elisions in traces pasted into mails and issues.
 	noiseLine = regexp.MustCompile(`^\s*(?:$|#|\[\s*\.\.\.\s*\]\s*$|\.\.\.\s*$|…\s*$|cpus=\d+\s*$|version\s*=|CPU\s*\d+ is empty|CPU\s*\d+ buffer started|CPU\s*\d+ data recorded|trace-cmd:|Warning:)`)
-
-	switchArgs       = regexp.MustCompile(`^prev_comm=(.*) prev_pid=(-?\d+) prev_prio=(-?\d+) prev_state=(\S+) ==> next_comm=(.*) next_pid=(-?\d+) next_prio=(-?\d+)\s*$`)
-	switchPluginArgs = regexp.MustCompile(`^(.*):(-?\d+) \[(-?\d+)\] (\S+) ==> (.*):(-?\d+) \[(-?\d+)\]\s*$`)
-	wakeArgs         = regexp.MustCompile(`^comm=(.*) pid=(-?\d+) prio=(-?\d+)(?: success=\d+)?(?: target_cpu=(\d+))?\s*$`)
-	wakePluginArgs   = regexp.MustCompile(`^(.*):(-?\d+) \[(-?\d+)\](?: success=\d+)?(?: CPU:(\d+))?\s*$`)
-	forkArgs         = regexp.MustCompile(`^comm=(.*) pid=(-?\d+) child_comm=(.*) child_pid=(-?\d+)\s*$`)
-	exitArgs         = regexp.MustCompile(`^comm=(.*) pid=(-?\d+) prio=(-?\d+)(?: group_dead=\S+)?\s*$`)
-	migrateArgs      = regexp.MustCompile(`^comm=(.*) pid=(-?\d+) prio=(-?\d+) orig_cpu=(\d+) dest_cpu=(\d+)\s*$`)
+	// Systrace HTML (Perfetto's and systrace's): the trace is the text of
+	// <script class="trace-data" type="application/text"> blocks; the
+	// rest of the page (markup, the viewer's JavaScript) is no event.
+	htmlStart     = regexp.MustCompile(`^\s*(?:<!DOCTYPE html|<html)`)
+	traceDataOpen = regexp.MustCompile(`<script[^>]*class="trace-data"[^>]*>`)
 )
 
+// maxBadLines is how many unreadable lines an import names (it counts
+// them all).
+const maxBadLines = 10
+
 // parseText reads ftrace or perf text line by line, giving each event
-// to sink. f is FormatFtrace, FormatPerf or FormatAuto (each line may be
-// either).
-func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error) (*textStats, error) {
+// to emit. f is FormatFtrace, FormatPerf or FormatAuto (each line may be
+// either). A line it cannot read is given to bad (*ParseError): bad's
+// error stops the read; nil bad means the first such line is the error.
+func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error, bad func(*ParseError) error) (*textStats, error) {
 	st := &textStats{skipped: map[string]int{}}
 	lines := newLineReader(r)
+	// html: the input is a systrace HTML page; inData: inside one of its
+	// trace-data blocks.
+	html, inData := false, false
 	for lineNo := 1; ; lineNo++ {
 		raw, err := lines.next()
 		if err == io.EOF {
@@ -163,6 +177,27 @@ func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error) (
 		}
 		line := strings.TrimRight(string(raw), "\r")
 		st.lines++
+		if st.lines == 1 || (!html && st.lines == st.noise+1) {
+			html = htmlStart.MatchString(line)
+		}
+		if html {
+			if !inData {
+				loc := traceDataOpen.FindStringIndex(line)
+				if loc == nil {
+					st.noise++
+					continue
+				}
+				inData, line = true, line[loc[1]:]
+			}
+			if i := strings.Index(line, "</script>"); i >= 0 {
+				inData, line = false, line[:i]
+			}
+			// A trace-data block may hold JSON (metadata, other tracks).
+			if t := strings.TrimSpace(line); t != "" && strings.ContainsRune("{}[]\"", rune(t[0])) {
+				st.noise++
+				continue
+			}
+		}
 		if noiseLine.MatchString(line) {
 			st.noise++
 			continue
@@ -175,7 +210,14 @@ func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error) (
 		}
 		ev, name, err := parseLine(line, lineNo, f, st, strs)
 		if err != nil {
-			return st, err
+			pe, ok := err.(*ParseError)
+			if !ok || bad == nil {
+				return st, err
+			}
+			if err := bad(pe); err != nil {
+				return st, err
+			}
+			continue
 		}
 		if name != "" {
 			st.skipped[name]++
@@ -194,7 +236,10 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 	matched := false
 	if f != FormatPerf {
 		if m := ftraceLine.FindStringSubmatch(line); m != nil {
-			comm, pidS, cpuS, flags, tsS, name, args = m[1], m[2], m[3], m[4], m[5], m[6], m[7]
+			comm, pidS, cpuS, flags, tsS, name, args = m[1], m[2], m[3], m[4], m[7], m[8], m[9]
+			if cpuS == "" { // trace-cmd report -l
+				cpuS, flags = m[5], m[6]
+			}
 			matched = true
 			if st.formatSeen == "" {
 				st.formatSeen = FormatFtrace
@@ -267,23 +312,46 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 		return r, true
 	}
 	var ok1, ok2 bool
+	fs := splitFields(args, st.fields[:0])
+	st.fields = fs
+	need := func(keys ...string) (string, bool) {
+		for _, key := range keys {
+			if _, ok := get(fs, key); !ok {
+				return key, false
+			}
+		}
+		return "", true
+	}
+	val := func(key string) string { v, _ := get(fs, key); return v }
 	switch k {
 	case evSwitch:
-		m := switchArgs.FindStringSubmatch(args)
-		if m == nil {
-			m = switchPluginArgs.FindStringSubmatch(args)
+		if fs != nil {
+			if key, ok := need("prev_comm", "prev_pid", "prev_state", "next_comm", "next_pid"); !ok {
+				return bad("sched_switch fields not understood: no " + key + "= (want prev_comm= prev_pid= prev_prio= prev_state= ==> next_comm= next_pid= next_prio=)")
+			}
+			ev.a, ok1 = ref(val("prev_comm"), val("prev_pid"), val("prev_prio"))
+			ev.state = strs.id(switchState(val("prev_state")))
+			ev.b, ok2 = ref(val("next_comm"), val("next_pid"), val("next_prio"))
+			break
 		}
+		m := switchPluginArgs.FindStringSubmatch(args)
 		if m == nil {
 			return bad("sched_switch fields not understood (want prev_comm= prev_pid= prev_prio= prev_state= ==> next_comm= next_pid= next_prio=)")
 		}
 		ev.a, ok1 = ref(m[1], m[2], m[3])
-		ev.state = strs.id(m[4])
+		ev.state = strs.id(switchState(m[4]))
 		ev.b, ok2 = ref(m[5], m[6], m[7])
 	case evWaking, evWakeup, evWakeupNew:
-		m := wakeArgs.FindStringSubmatch(args)
-		if m == nil {
-			m = wakePluginArgs.FindStringSubmatch(args)
+		if fs != nil {
+			if key, ok := need("comm", "pid"); !ok {
+				return bad(name + " fields not understood: no " + key + "= (want comm= pid= prio= target_cpu=)")
+			}
+			ev.a, ok1 = ref(val("comm"), val("pid"), val("prio"))
+			ev.target = cpuField(val("target_cpu"))
+			ok2 = true
+			break
 		}
+		m := wakePluginArgs.FindStringSubmatch(args)
 		if m == nil {
 			return bad(name + " fields not understood (want comm= pid= prio= target_cpu=)")
 		}
@@ -291,32 +359,48 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 		ev.target = cpuField(m[4])
 		ok2 = true
 	case evFork:
-		m := forkArgs.FindStringSubmatch(args)
-		if m == nil {
-			return bad("sched_process_fork fields not understood (want comm= pid= child_comm= child_pid=)")
+		if key, ok := need("comm", "pid", "child_comm", "child_pid"); fs == nil || !ok {
+			if fs == nil {
+				key = "comm"
+			}
+			return bad("sched_process_fork fields not understood: no " + key + "= (want comm= pid= child_comm= child_pid=)")
 		}
-		ev.a, ok1 = ref(m[1], m[2], "")
-		ev.b, ok2 = ref(m[3], m[4], "")
+		ev.a, ok1 = ref(val("comm"), val("pid"), "")
+		ev.b, ok2 = ref(val("child_comm"), val("child_pid"), "")
 	case evExit:
-		m := exitArgs.FindStringSubmatch(args)
-		if m == nil {
-			return bad("sched_process_exit fields not understood (want comm= pid= prio=)")
+		if key, ok := need("comm", "pid"); fs == nil || !ok {
+			if fs == nil {
+				key = "comm"
+			}
+			return bad("sched_process_exit fields not understood: no " + key + "= (want comm= pid= prio=)")
 		}
-		ev.a, ok1 = ref(m[1], m[2], m[3])
+		ev.a, ok1 = ref(val("comm"), val("pid"), val("prio"))
 		ok2 = true
 	case evMigrate:
-		m := migrateArgs.FindStringSubmatch(args)
-		if m == nil {
-			return bad("sched_migrate_task fields not understood (want comm= pid= prio= orig_cpu= dest_cpu=)")
+		if key, ok := need("comm", "pid"); fs == nil || !ok {
+			if fs == nil {
+				key = "comm"
+			}
+			return bad("sched_migrate_task fields not understood: no " + key + "= (want comm= pid= prio= orig_cpu= dest_cpu=)")
 		}
-		ev.a, ok1 = ref(m[1], m[2], m[3])
-		ev.orig, ev.target = cpuField(m[4]), cpuField(m[5])
+		ev.a, ok1 = ref(val("comm"), val("pid"), val("prio"))
+		ev.orig, ev.target = cpuField(val("orig_cpu")), cpuField(val("dest_cpu"))
 		ok2 = true
 	}
 	if !ok1 || !ok2 {
-		return bad("pid or prio out of range")
+		return bad("a pid or prio is not a number in range")
 	}
 	return ev, "", nil
+}
+
+// switchState reads a prev_state: the kernel's letters as they are
+// ("R+" preempted, "S|D", ...); a raw number (trace-cmd report -R, old
+// perf) is 0 for running, else a sleep.
+func switchState(s string) string {
+	if s == "0" || s == "0x0" {
+		return "R"
+	}
+	return s
 }
 
 // clampInt32 keeps a number in int32 (a nice value of a Chrome export).

@@ -65,7 +65,7 @@ func ReadSched(r io.Reader, fn func(*SchedEvent) error) error {
 			se.Task = task(ev.a)
 		}
 		return fn(&se)
-	})
+	}, nil)
 	return err
 }
 
