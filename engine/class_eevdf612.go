@@ -17,10 +17,10 @@ func (s eevdfV612) attachTask(c *cpu, t *Task, payer *cpu) {
 func (s eevdfV612) pushCurr(c *cpu, t *Task, dst *cpu) { s.pushCurrEEVDF(c, t, dst) }
 func (s eevdfV612) pickNextTask(c *cpu) *Task          { return s.pickNext612(c) }
 func (s eevdfV612) wakeupPreempt(c *cpu, p *Task) bool {
-	return s.checkPreemptWakeup612(c, p, false)
+	return s.checkPreemptWakeupEEVDF(c, p, false)
 }
 func (s eevdfV612) wakeupPreemptNew(c *cpu, p *Task) bool {
-	return s.checkPreemptWakeup612(c, p, true)
+	return s.checkPreemptWakeupEEVDF(c, p, true)
 }
 
 // taskTick: as in 6.6, update_curr reschedules (updateDeadline612).

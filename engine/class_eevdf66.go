@@ -17,12 +17,12 @@ func (s eevdfV66) attachTask(c *cpu, t *Task, payer *cpu) {
 func (s eevdfV66) pushCurr(c *cpu, t *Task, dst *cpu) { s.pushCurrEEVDF(c, t, dst) }
 func (s eevdfV66) pickNextTask(c *cpu) *Task          { return s.pickNext66(c) }
 func (s eevdfV66) wakeupPreempt(c *cpu, p *Task) bool {
-	return s.checkPreemptWakeup66(c, p, false)
+	return s.checkPreemptWakeupEEVDF(c, p, false)
 }
 
 // wakeupPreemptNew: WF_FORK sets no next buddy.
 func (s eevdfV66) wakeupPreemptNew(c *cpu, p *Task) bool {
-	return s.checkPreemptWakeup66(c, p, true)
+	return s.checkPreemptWakeupEEVDF(c, p, true)
 }
 
 // taskTick: v6.6 has no check_preempt_tick; update_curr's

@@ -220,13 +220,16 @@ func (s *Sim) pickNext66(c *cpu) *Task {
 	return s.pickEEVDF(c, nil)
 }
 
-// checkPreemptWakeup66 is check_preempt_wakeup of v6.6 for p just enqueued
-// on c: with NEXT_BUDDY a non-fork wakee becomes the next buddy; then, with
-// WAKEUP_PREEMPTION, curr is preempted if pick_eevdf (curr included) would
-// choose p. SCHED_IDLE/BATCH policies are not modelled. A reschedule that
-// update_curr's update_deadline raised here also reports true (the kernel's
-// resched_curr already sent the IPI).
-func (s *Sim) checkPreemptWakeup66(c *cpu, p *Task, fork bool) bool {
+// checkPreemptWakeupEEVDF is check_preempt_wakeup of v6.6 (and 6.12's
+// check_preempt_wakeup_fair) for p just enqueued on c: with NEXT_BUDDY a
+// non-fork wakee becomes the next buddy (in 6.12 not a still-delayed one);
+// then, with WAKEUP_PREEMPTION, curr is preempted if pick_eevdf (curr
+// included) would choose p — after 6.12's PREEMPT_SHORT has let a wakee
+// with a shorter slice cancel curr's slice protection (no 6.6 task is
+// delayed, and PREEMPT_SHORT is off there). SCHED_IDLE/BATCH policies are
+// not modelled. A reschedule that update_curr's update_deadline raised
+// here also reports true (the kernel's resched_curr already sent the IPI).
+func (s *Sim) checkPreemptWakeupEEVDF(c *cpu, p *Task, fork bool) bool {
 	curr := c.curr
 	if curr == nil {
 		return true
@@ -234,7 +237,7 @@ func (s *Sim) checkPreemptWakeup66(c *cpu, p *Task, fork bool) bool {
 	if curr == p || curr.state != TaskRunning {
 		return false
 	}
-	if s.k.On(knob.NEXT_BUDDY) && !fork {
+	if s.k.On(knob.NEXT_BUDDY) && !fork && !p.delayed {
 		c.nextBuddy = p
 	}
 	if c.needResched || !s.k.On(knob.WAKEUP_PREEMPTION) {
@@ -244,6 +247,9 @@ func (s *Sim) checkPreemptWakeup66(c *cpu, p *Task, fork bool) bool {
 	s.updateCurr(c)
 	if c.needResched {
 		return true
+	}
+	if s.doPreemptShort(c, p, curr) {
+		cancelProtect(curr)
 	}
 	return s.pickEEVDF(c, curr) == p
 }

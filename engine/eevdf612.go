@@ -206,35 +206,6 @@ func (s *Sim) requeueDelayed(c *cpu, t *Task) {
 	s.updateConservation(c)
 }
 
-// checkPreemptWakeup612 is check_preempt_wakeup_fair of 6.12 for p just
-// enqueued (or requeued) on c: NEXT_BUDDY sets the buddy (not for a fork or
-// a still-delayed wakee); PREEMPT_SHORT lets a shorter-slice wakee cancel
-// curr's protection; curr is preempted if pick_eevdf would choose p.
-func (s *Sim) checkPreemptWakeup612(c *cpu, p *Task, fork bool) bool {
-	curr := c.curr
-	if curr == nil {
-		return true
-	}
-	if curr == p || curr.state != TaskRunning {
-		return false
-	}
-	if s.k.On(knob.NEXT_BUDDY) && !fork && !p.delayed {
-		c.nextBuddy = p
-	}
-	if c.needResched || !s.k.On(knob.WAKEUP_PREEMPTION) {
-		return false
-	}
-	s.settle(c)
-	s.updateCurr(c)
-	if c.needResched {
-		return true
-	}
-	if s.doPreemptShort(c, p, curr) {
-		cancelProtect(curr)
-	}
-	return s.pickEEVDF(c, curr) == p
-}
-
 // doPreemptShort is do_preempt_short: PREEMPT_SHORT and a wakee with a
 // shorter slice that is eligible and either due before curr or facing an
 // ineligible curr.

@@ -172,7 +172,7 @@ func TestPreemptShortCancelsProtection(t *testing.T) {
 		cur := curr612(s, c, 0, 2_000_000, s.baseSliceNS)
 		p := queued(s, c, "short", 0, 0, 100_000)
 		p.slice, p.customSlice = 100_000, 100_000
-		got := s.checkPreemptWakeup612(c, p, false)
+		got := s.checkPreemptWakeupEEVDF(c, p, false)
 		if want := ps == "1"; got != want {
 			t.Errorf("PREEMPT_SHORT=%s: preempt %v, want %v", ps, got, want)
 		}
@@ -184,7 +184,7 @@ func TestPreemptShortCancelsProtection(t *testing.T) {
 	curr612(s6, c6, 0, 2_000_000, s6.baseSliceNS)
 	p := queued(s6, c6, "short", 0, 0, 100_000)
 	p.slice = 100_000
-	if s6.checkPreemptWakeup66(c6, p, false) {
+	if s6.checkPreemptWakeupEEVDF(c6, p, false) {
 		t.Errorf("6.6 preempted a protected curr for a shorter slice")
 	}
 }
