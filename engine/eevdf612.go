@@ -216,18 +216,25 @@ func (s *Sim) doPreemptShort(c *cpu, p, curr *Task) bool {
 	return p.deadline < curr.deadline || !s.entityEligible(c, curr)
 }
 
-// enqueueWakeupEEVDF is enqueue_entity for a wakeup in the EEVDF eras:
-// update_curr, place_entity with the lag saved at dequeue (wherever the
-// task slept, no renormalisation), then into the tree. (A 6.12 task still
-// delayed is requeued instead: requeueDelayed.)
-func (s *Sim) enqueueWakeupEEVDF(c *cpu, t *Task) {
+// enqueueEEVDF is enqueue_entity in the EEVDF eras: update_curr,
+// place_entity (initial: ENQUEUE_INITIAL) with the lag saved at dequeue
+// (wherever the task slept or came from, no renormalisation), then into
+// the tree and the counts. A 6.12 delayed task the balancer moves stays
+// delayed (asleep for its program).
+func (s *Sim) enqueueEEVDF(c *cpu, t *Task, initial bool) {
 	s.updateCurr(c)
-	s.placeEntity(c, t, false)
-	t.state = TaskRunnable
+	s.placeEntity(c, t, initial)
+	if !t.delayed {
+		t.state = TaskRunnable
+	}
 	t.cpu = c.id
 	s.treeInsert66(c, t)
 	s.accountEnqueue(c, t)
 }
+
+// enqueueWakeupEEVDF is enqueue_entity for a wakeup in the EEVDF eras. (A
+// 6.12 task still delayed is requeued instead: requeueDelayed.)
+func (s *Sim) enqueueWakeupEEVDF(c *cpu, t *Task) { s.enqueueEEVDF(c, t, false) }
 
 // enqueueNewEEVDF is wake_up_new_task's activate_task. v6.6 passes no
 // ENQUEUE_INITIAL, so place_entity places the child again at the
@@ -236,12 +243,7 @@ func (s *Sim) enqueueWakeupEEVDF(c *cpu, t *Task) {
 // 6.12 passes ENQUEUE_INITIAL (initial) and this is the only placement,
 // so PLACE_DEADLINE_INITIAL's half slice holds.
 func (s *Sim) enqueueNewEEVDF(c *cpu, t *Task, initial bool) {
-	s.updateCurr(c)
-	s.placeEntity(c, t, initial)
-	t.state = TaskRunnable
-	t.cpu = c.id
-	s.treeInsert66(c, t)
-	s.accountEnqueue(c, t)
+	s.enqueueEEVDF(c, t, initial)
 	if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll {
 		s.srqPush(t, c)
 	}
@@ -291,14 +293,7 @@ func (s *Sim) detachQueuedEEVDF(c *cpu, t *Task, payer *cpu) {
 // attachQueuedEEVDF is enqueue_entity for a migrated task
 // (ENQUEUE_MIGRATED): placed on c with the lag it left with.
 func (s *Sim) attachQueuedEEVDF(c *cpu, t *Task, payer *cpu) {
-	s.updateCurr(c)
-	s.placeEntity(c, t, false)
-	if !t.delayed {
-		t.state = TaskRunnable
-	}
-	t.cpu = c.id
-	s.treeInsert66(c, t)
-	s.accountEnqueue(c, t)
+	s.enqueueEEVDF(c, t, false)
 	if s.k.Get(knob.SHARED_RUNQ) == knob.SharedRunqAll && !t.delayed {
 		s.srqPush(t, payer)
 	}
