@@ -37,9 +37,9 @@ import (
 // describe the preset, not a machine derived from it.
 var notInherited = []string{"name", "title", "source", "notes"}
 
-// machinePresetNames lists the embedded machine presets without parsing
+// MachineNames lists the embedded machine presets without parsing
 // them all.
-func machinePresetNames() []string {
+func MachineNames() []string {
 	var out []string
 	for _, in := range List() {
 		if in.Kind == KindMachine {
@@ -51,7 +51,7 @@ func machinePresetNames() []string {
 
 // suggestBase is the hint a missing required field's error ends with.
 func suggestBase() string {
-	return fmt.Sprintf(`; or give "base": "<preset>" to take every missing field from a machine preset (%s)`, strings.Join(machinePresetNames(), ", "))
+	return fmt.Sprintf(`; or give "base": "<preset>" to take every missing field from a machine preset (%s)`, strings.Join(MachineNames(), ", "))
 }
 
 func missing(field, allowed string) error {
@@ -98,7 +98,7 @@ func applyBase(obj map[string]any, name string) (map[string]any, *machine.Spec, 
 	base, err := Machine(name)
 	if err != nil {
 		return nil, nil, &machine.FieldError{Field: "base", Value: fmt.Sprintf("%q (unknown machine preset)", truncate(name, 40)),
-			Allowed: "one of the machine presets " + strings.Join(machinePresetNames(), ", ")}
+			Allowed: "one of the machine presets " + strings.Join(MachineNames(), ", ")}
 	}
 	base.Title, base.Source, base.Notes = "", "", nil
 	doc, err := stdjson.Marshal(base)

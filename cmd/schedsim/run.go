@@ -722,13 +722,7 @@ func splitFileKeys(rest string) (path, keys string) {
 	return path, ""
 }
 
-func machineNames() []string {
-	var out []string
-	for _, m := range presets.Machines() {
-		out = append(out, m.Name)
-	}
-	return out
-}
+func machineNames() []string { return presets.MachineNames() }
 
 func readLimited(path string, limit int64) ([]byte, error) {
 	fh, err := os.Open(path)
