@@ -255,6 +255,27 @@ func TestPlayground(t *testing.T) {
 			`[...document.querySelectorAll("#workloads .workload")].find((r) => r.querySelector("input").value.startsWith("rtapp:b64=")).querySelector("button").click()`))
 		p.waitFor("the file's workload removed", `!(sim.state().workloads || []).some((w) => w.startsWith("rtapp:b64=")) && sim.state().building === null`, 30*time.Second)
 
+		// Several rt-app files picked at once (a global file and a tasks
+		// file, as rt-app's doc/examples/merge splits them) become one
+		// merged rtapp:b64= row, which runs.
+		dir := t.TempDir()
+		var parts []string
+		for name, body := range map[string]string{
+			"global.json":  `{"global": {"duration": 1}}`,
+			"thread0.json": `{"tasks": {"t0": {"instance": 2, "run": 1000, "sleep": 1000},}}`,
+		} {
+			f := filepath.Join(dir, name)
+			if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			parts = append(parts, f)
+		}
+		p.do("load two rt-app files at once", chromedp.SetUploadFiles(chromedp.ID("workload-file-input"), parts, chromedp.NodeReady))
+		p.waitFor("one merged workload to run", `(sim.state().workloads || []).filter((w) => w.startsWith("rtapp:b64=")).length === 1 && sim.state().building === null && sim.state().error === ""`, 30*time.Second)
+		p.do("remove the merged workload row", chromedp.Evaluate[chromedp.Void](
+			`[...document.querySelectorAll("#workloads .workload")].find((r) => r.querySelector("input").value.startsWith("rtapp:b64=")).querySelector("button").click()`))
+		p.waitFor("the merged workload removed", `!(sim.state().workloads || []).some((w) => w.startsWith("rtapp:b64=")) && sim.state().building === null`, 30*time.Second)
+
 		// The workload editor reports a bad spec next to itself.
 		p.do("type a bad workload", chromedp.Evaluate[chromedp.Void](
 			`(() => { const i = document.querySelector("#workloads .workload input"); i.value = "schbench:zz=1"; i.dispatchEvent(new Event("input")); i.dispatchEvent(new Event("change")); })()`))

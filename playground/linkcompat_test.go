@@ -51,3 +51,28 @@ func TestOldLinksOpenTheSameRuns(t *testing.T) {
 		arm++
 	}
 }
+
+// A link of an older version that linkChanges lists opens, with a banner
+// naming what changed; one of a version neither current nor listed is
+// refused naming the versions read; a current link has no banner.
+func TestOlderLinkVersionOpensWithBanner(t *testing.T) {
+	old := "v=0&preset=" + DefaultPreset + "&seed=3"
+	if _, err := Parse(old); err == nil || !strings.Contains(err.Error(), "v=1") {
+		t.Fatalf("an unlisted version: %v, want a refusal naming v=1", err)
+	}
+	linkChanges[0] = "seed= is read as arm A's seed only"
+	defer delete(linkChanges, 0)
+	st, err := Parse(old)
+	if err != nil || st.Seed != 3 {
+		t.Fatalf("a listed older version: %v (seed %d)", err, st.Seed)
+	}
+	if n := VersionNotice("#" + old); !strings.Contains(n, "v=0") || !strings.Contains(n, linkChanges[0]) {
+		t.Errorf("banner %q does not name the version and the change", n)
+	}
+	if _, err := Parse("v=2&seed=3"); err == nil || !strings.Contains(err.Error(), "v=0, v=1") {
+		t.Errorf("a newer version: %v, want a refusal naming v=0, v=1", err)
+	}
+	if n := VersionNotice(st.Encode()); n != "" {
+		t.Errorf("a current link has a banner: %q", n)
+	}
+}

@@ -27,6 +27,49 @@ import (
 // LinkVersion is the share-link format version (v=1).
 const LinkVersion = 1
 
+// linkChanges says, for each older link version the page still reads,
+// what a link of that version opens differently today; the page shows it
+// in a banner over the run (VersionNotice). Whoever changes how a link is
+// read moves LinkVersion, adds the old version here with what changed, and
+// moves testdata/links-v*.txt's expectations (TestOldLinksOpenTheSameRuns
+// fails until then). A version neither current nor listed is refused.
+// There is only v=1 so far.
+var linkChanges = map[int]string{}
+
+// linkVersion reads a link's v= value: the current version, or an older
+// one linkChanges lists.
+func linkVersion(val string) (int, error) {
+	n, err := strconv.Atoi(val)
+	if err == nil && n == LinkVersion {
+		return n, nil
+	}
+	if _, ok := linkChanges[n]; ok && err == nil {
+		return n, nil
+	}
+	known := []string{strconv.Itoa(LinkVersion)}
+	for v := range linkChanges {
+		known = append(known, strconv.Itoa(v))
+	}
+	sort.Strings(known)
+	return 0, fmt.Errorf("link version %q not supported (this page reads v=%s)", val, strings.Join(known, ", v="))
+}
+
+// VersionNotice is the banner for a link of an older format version: what
+// it opens differently from when it was written. It is "" for a link of
+// the current version, without v=, or that does not parse.
+func VersionNotice(fragment string) string {
+	for _, part := range strings.Split(strings.TrimPrefix(fragment, "#"), "&") {
+		if val, ok := strings.CutPrefix(part, "v="); ok {
+			n, err := linkVersion(val)
+			if err != nil || n == LinkVersion {
+				return ""
+			}
+			return fmt.Sprintf("This link was written in link format v=%d; this page reads v=%d and opens it with these changes: %s", n, LinkVersion, linkChanges[n])
+		}
+	}
+	return ""
+}
+
 // Limits on what a link may ask for, so a hostile link is refused with the
 // limit named instead of hanging the tab.
 const (
@@ -203,8 +246,8 @@ func Parse(fragment string) (State, error) {
 		}
 		switch key {
 		case "v":
-			if val != strconv.Itoa(LinkVersion) {
-				return Default(), fmt.Errorf("link version %q not supported (this page reads v=%d)", val, LinkVersion)
+			if _, err := linkVersion(val); err != nil {
+				return Default(), err
 			}
 		case "preset":
 			st.Preset = val

@@ -702,21 +702,26 @@
     $("machine-apply").addEventListener("click", () => {
       report(api("setMachineJSON", $("machine-text").value), "machine-error");
     });
-    // A workload from a file (picker or drop): rt-app JSON or an imported
-    // trace, added as a row with its self-contained spec and applied.
-    const addWorkloadFile = async (file) => {
-      if (!file) return;
-      const res = api("workloadFromFile", file.name, await file.text());
+    // Workloads from files (picker or drop): rt-app JSON or imported
+    // traces, added as rows with their self-contained specs and applied.
+    // Several rt-app files given together are one rt-app run, merged as
+    // rt-app's merge.py merges them (playground.WorkloadsFromFiles).
+    const addWorkloadFiles = async (fileList) => {
+      const files = [...(fileList || [])];
+      if (!files.length) return;
+      const named = [];
+      for (const f of files) named.push([f.name, await f.text()]);
+      const res = api("workloadsFromFiles", named);
       if (!res || !res.ok) {
-        report(res || { ok: false, error: `${file.name}: could not be read` }, "workload-error");
+        report(res || { ok: false, error: `${files.map((f) => f.name).join(", ")}: could not be read` }, "workload-error");
         return;
       }
-      $("workloads").append(workloadRow(res.spec));
+      for (const spec of res.specs) $("workloads").append(workloadRow(spec));
       commitWorkloads();
     };
     $("workload-file").addEventListener("click", () => $("workload-file-input").click());
     $("workload-file-input").addEventListener("change", (e) => {
-      addWorkloadFile(e.target.files[0]);
+      addWorkloadFiles(e.target.files);
       e.target.value = "";
     });
     const wbox = $("workloads").parentElement;
@@ -726,7 +731,7 @@
     wbox.addEventListener("drop", (e) => {
       if (!e.dataTransfer || !e.dataTransfer.files.length) return;
       e.preventDefault();
-      addWorkloadFile(e.dataTransfer.files[0]);
+      addWorkloadFiles(e.dataTransfer.files);
     });
     $("workload-add").addEventListener("click", () => {
       const row = workloadRow("");

@@ -421,7 +421,9 @@ func applyFragment(h string) {
 		app.SetError("Bad link — showing the defaults instead: " + err.Error())
 		openDefaults()
 	default:
-		app.SetError("")
+		// A link of an older format version opens with a banner that
+		// names what changed since it was written.
+		app.SetError(playground.VersionNotice(h))
 		begin(st, true)
 	}
 }
@@ -675,14 +677,24 @@ func installAPI() {
 			}
 			return result(nil)
 		}),
-		"workloadFromFile": fn("workloadFromFile", func(a []js.Value) any {
-			// A workload file picked or dropped in the page (rt-app JSON or
-			// a `schedsim import` result) → its self-contained spec.
-			spec, err := playground.WorkloadFromFile(arg(a, 0).String(), []byte(arg(a, 1).String()))
+		"workloadsFromFiles": fn("workloadsFromFiles", func(a []js.Value) any {
+			// Several files picked or dropped at once: [[name, text], …] →
+			// their specs (the rt-app files merged into one workload).
+			list := arg(a, 0)
+			files := make([]playground.NamedFile, list.Length())
+			for i := range files {
+				f := list.Index(i)
+				files[i] = playground.NamedFile{Name: f.Index(0).String(), Data: []byte(f.Index(1).String())}
+			}
+			specs, err := playground.WorkloadsFromFiles(files)
 			if err != nil {
 				return map[string]any{"ok": false, "error": err.Error()}
 			}
-			return map[string]any{"ok": true, "spec": spec}
+			out := make([]any, len(specs))
+			for i, s := range specs {
+				out[i] = s
+			}
+			return map[string]any{"ok": true, "specs": out}
 		}),
 		"setKnob": setter("setKnob", func(a []js.Value) any {
 			armName, name, val := arg(a, 0).String(), arg(a, 1).String(), arg(a, 2).String()
