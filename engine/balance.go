@@ -438,12 +438,12 @@ redo:
 		goto outBalanced
 	}
 	env.src = src
-	if src.nr > 1 {
+	if src.nrRunning() > 1 {
 		// A single task (the running one) cannot be detached; with
 		// nr_running ≤ 1 the pass counts as failed, which is what
 		// leads to active balancing.
 		env.flags |= lbfAllPinned
-		env.loopMax = min(int(s.k.Get(knob.SchedNrMigrate)), src.nr)
+		env.loopMax = min(int(s.k.Get(knob.SchedNrMigrate)), src.nrRunning())
 	moreBalance:
 		moved += s.detachTasks(&env)
 		if env.flags&lbfDstPinned != 0 && env.imbalance > 0 {

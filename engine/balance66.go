@@ -294,8 +294,8 @@ func (s *Sim) updateSGStats66(env *lbEnv, g cpumask.Mask, sgs *sgStats66, local 
 		sgs.groupUtil += s.cpuUtil66(o)
 		sgs.groupRunnable += o.runnableAvg.at(s.now)
 		sgs.sumHNrRunning += o.nr
-		sgs.sumNrRunning += o.nr
-		if o.nr > 1 {
+		sgs.sumNrRunning += o.nrRunning()
+		if o.nrRunning() > 1 {
 			overload = true
 		}
 		if numa {
@@ -608,7 +608,7 @@ func (s *Sim) findBusiestQueue66(env *lbEnv, g cpumask.Mask) *cpu {
 // utilisation (a task above what is left is skipped) or tasks.
 func (s *Sim) detachTasks66(env *lbEnv) int {
 	src := env.src
-	if src.nr <= 1 {
+	if src.nrRunning() <= 1 {
 		// Emptied meanwhile: no task was tested.
 		env.flags &^= lbfAllPinned
 		return 0
@@ -620,7 +620,7 @@ func (s *Sim) detachTasks66(env *lbEnv) int {
 	detached := s.lb.detached[:0]
 	for i := 0; i < len(cands); {
 		p := cands[i]
-		if env.idle != cpuNotIdle && src.nr <= 1 {
+		if env.idle != cpuNotIdle && src.nrRunning() <= 1 {
 			break
 		}
 		env.loop++
@@ -775,8 +775,8 @@ redo:
 	}
 	env.src = src
 	env.flags |= lbfAllPinned
-	if src.nr > 1 {
-		env.loopMax = min(int(s.k.Get(knob.SchedNrMigrate)), src.nr)
+	if src.nrRunning() > 1 {
+		env.loopMax = min(int(s.k.Get(knob.SchedNrMigrate)), src.nrRunning())
 	moreBalance:
 		moved += s.detachTasks66(&env)
 		if env.flags&lbfDstPinned != 0 && env.imbalance > 0 {

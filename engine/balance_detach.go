@@ -25,7 +25,7 @@ func (s *Sim) detachTasks(env *lbEnv) int {
 		p := cands[i]
 		// Never empty the source from an idle CPU: it would be treated
 		// likewise, which could livelock.
-		if env.idle != cpuNotIdle && src.nr <= 1 {
+		if env.idle != cpuNotIdle && src.nrRunning() <= 1 {
 			break
 		}
 		env.loop++

@@ -147,7 +147,7 @@ func (s *Sim) updateSGStats(env *lbEnv, gi int, sgs *sgStats) (overload bool) {
 		sgs.groupLoad += load
 		sgs.groupUtil += min(o.util.at(s.now), 1024) // cpu_util: capped at capacity_orig
 		sgs.sumNrRunning += o.nr
-		if o.nr > 1 {
+		if o.nrRunning() > 1 {
 			overload = true
 		}
 		sgs.sumWeighted += load

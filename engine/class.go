@@ -96,6 +96,12 @@ type schedClass interface {
 	// set_next_task of the task picked (2.6: its timestamp).
 	putPrevTask(prev *Task)
 	setNextTask(t *Task)
+	// balanceCallback runs on c after the switch to next (__schedule's
+	// balance callbacks: the RT class's push of what next displaced).
+	balanceCallback(c *cpu, next *Task)
+	// woken is task_woken after p's wakeup enqueue on c (the RT class
+	// pushes a woken task that could not preempt).
+	woken(c *cpu, p *Task)
 	// taskTickIdle is the class's part of the tick on an idle CPU (2.6:
 	// the CPU's load history).
 	taskTickIdle(c *cpu)
@@ -139,6 +145,13 @@ type coreRules struct {
 	// nice patch's test reads the O(1) timeslice the engine counts beside
 	// it (smtnice.go); the 2.6 class counts its real slices.
 	smtNiceSlices bool
+	// noRT names why the era cannot run SCHED_FIFO/SCHED_RR tasks yet
+	// ("" when it can: rt.go's class above the fair one).
+	noRT string
+	// rtDistribute: find_lowest_rq picks with cpumask_any_and_distribute
+	// (v5.11, "sched,rt: Use cpumask_any*_distribute()"), not
+	// cpumask_first_and (v5.2).
+	rtDistribute bool
 }
 
 // fairRules are what differs between the fair classes' eras inside the
@@ -245,18 +258,18 @@ var eraDefs = map[knob.Era]eraDef{
 			selectIdleSibling: (*Sim).selectIdleSibling, wakerRecentUsed: true, imbalancePct: domImbalancePct,
 			balancer: balancer52,
 		}},
-	knob.EraO1: {func(s *Sim) schedClass { return o1V267{s} }, coreRules{}, fairRules{}},
+	knob.EraO1: {func(s *Sim) schedClass { return o1V267{s} }, coreRules{noRT: "2.6.7 keeps RT priorities in its own O(1) arrays (kernel/sched.c), which are not modelled"}, fairRules{}},
 	// 6.1: CFS with the v6.x wakeup path and the v5.5+ balancer, each
 	// checked against Debian's linux-source-6.1 (6.1.172).
 	knob.Era61: {func(s *Sim) schedClass { return cfs{s} },
-		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu61, smtNiceSlices: true},
+		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu61, smtNiceSlices: true, rtDistribute: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
 			nodeReclaimDistance: true, newidleDetachOne: true,
 		}},
 	knob.Era66: {func(s *Sim) schedClass { return eevdfV66{s} },
-		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true},
+		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true, rtDistribute: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
@@ -268,7 +281,8 @@ var eraDefs = map[knob.Era]eraDef{
 	// with detach_tasks' util compared after shr_bound as load is
 	// (fair.c 9678 of 6.12.117; docs/era612-research.md §5.3).
 	knob.Era612: {func(s *Sim) schedClass { return eevdfV612{s} },
-		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true},
+		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true, rtDistribute: true,
+			noRT: "6.12 gives the fair class its share under RT load with a deadline server (fair_server, 50 ms per 1 s), which needs the deadline class"},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,

@@ -160,3 +160,6 @@ func (s cfs) setNextTask(t *Task)                 {}
 func (s cfs) taskTickIdle(c *cpu)                 {}
 func (s cfs) initRQ(c *cpu)                       {}
 func (s cfs) checkRQ(c *cpu) error                { return s.checkTreeOrder(c) }
+
+func (s cfs) balanceCallback(c *cpu, next *Task) {}
+func (s cfs) woken(c *cpu, p *Task)              {}

@@ -54,3 +54,6 @@ func (s eevdfV612) checkRQ(c *cpu) error {
 	}
 	return s.checkEEVDF(c)
 }
+
+func (s eevdfV612) balanceCallback(c *cpu, next *Task) {}
+func (s eevdfV612) woken(c *cpu, p *Task)              {}

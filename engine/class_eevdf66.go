@@ -57,3 +57,6 @@ func (s eevdfV66) checkRQ(c *cpu) error {
 	}
 	return s.checkEEVDF(c)
 }
+
+func (s eevdfV66) balanceCallback(c *cpu, next *Task) {}
+func (s eevdfV66) woken(c *cpu, p *Task)              {}

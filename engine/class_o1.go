@@ -60,3 +60,6 @@ func (s o1V267) setNextTask(t *Task)                     { s.o1SetNext(t) }
 func (s o1V267) taskTickIdle(c *cpu)                     { s.o1UpdateLoad(c) }
 func (s o1V267) initRQ(c *cpu)                           { s.o1InitRQ(c) }
 func (s o1V267) checkRQ(c *cpu) error                    { return s.o1CheckRQ(c) }
+
+func (s o1V267) balanceCallback(c *cpu, next *Task) {}
+func (s o1V267) woken(c *cpu, p *Task)              {}

@@ -16,6 +16,11 @@ type cpu struct {
 	id   int
 	core int
 
+	// RT runqueue (rt.go), nil in a run without RT tasks; rtNr is
+	// what it adds to rq->nr_running (0 while throttled).
+	rt   *rtRQ
+	rtNr int
+
 	// CFS runqueue: queued tasks (not curr), ordered by vruntime.
 	tree []*Task
 	curr *Task
@@ -164,12 +169,31 @@ func (c *cpu) busy() bool { return c.curr != nil }
 // idle is the kernel's available_idle_cpu (idle_cpu): nothing running,
 // nothing queued, and no wakeup on its way (a waker holding its rq lock,
 // or a task on its wake_list).
-func (c *cpu) idle() bool { return c.curr == nil && c.nr == 0 && c.wakePending == 0 }
+func (c *cpu) idle() bool { return c.curr == nil && c.nr == 0 && c.rtNr == 0 && c.wakePending == 0 }
+
+// waiting reports whether c has a runnable task that is not running: a
+// fair one (delayed tasks, 6.12, sleep) or an RT one behind curr.
+func (c *cpu) waiting() bool {
+	if len(c.tree) > c.nrDelayed {
+		return true
+	}
+	if c.rtNr == 0 {
+		return false
+	}
+	if c.curr != nil && c.curr.rt() {
+		return c.rtNr > 1
+	}
+	return true
+}
+
+// nrRunning is rq->nr_running: the fair tasks (cpu.nr) and the RT tasks
+// of an RT runqueue that is not throttled.
+func (c *cpu) nrRunning() int { return c.nr + c.rtNr }
 
 // empty reports whether the CPU has nothing running and nothing queued
 // (the work-conservation meter's "idle": a wakeup on its way does not
 // count until it is enqueued).
-func (c *cpu) empty() bool { return c.curr == nil && c.nr == 0 }
+func (c *cpu) empty() bool { return c.curr == nil && c.nr == 0 && c.rtNr == 0 }
 
 // account moves time since the last accounting into busy or idle.
 func (c *cpu) account(now int64) {
@@ -394,13 +418,18 @@ func (s *Sim) startAction(c *cpu, t *Task) bool {
 		t.spinUntil = s.now + max(0, a.NS)
 	case ActSleep:
 		// hrtimer_nanosleep arms a range timer: soft expiry at the
-		// requested time, hard expiry timer_slack_ns later (every task
-		// here is SCHED_OTHER; an RT task's slack would be 0). The clock
+		// requested time, hard expiry timer_slack_ns later, or at once
+		// for an RT task (hrtimer_nanosleep: "if (dl_task(current) ||
+		// rt_task(current)) slack = 0", v5.2 and 6.12). The clock
 		// event is programmed for the hard expiry; a timer interrupt on
 		// this CPU between the two fires it early (expireTimers).
 		t.sleepTimer = true
 		t.softExpiry = s.now + max(0, a.NS)
-		s.q.schedule(s.taskSlot(t), t.softExpiry+s.k.Get(knob.TimerSlackNS))
+		slack := s.k.Get(knob.TimerSlackNS)
+		if t.rt() {
+			slack = 0
+		}
+		s.q.schedule(s.taskSlot(t), t.softExpiry+slack)
 		s.armTimer(c, t)
 		s.blockCurr(c, t)
 		return false
@@ -577,6 +606,7 @@ func (s *Sim) schedule(c *cpu) {
 	c.segStart = s.now
 	c.rate = s.smtRate(c)
 	s.coreChanged(c)
+	s.class.balanceCallback(c, next)
 	s.continueTask(c)
 }
 
@@ -778,7 +808,7 @@ func (s *Sim) onKick(c *cpu) {
 	// waits on the wake_list first.
 	s.ttwuPending(c)
 	if c.curr == nil {
-		if c.nr > 0 {
+		if c.nr > 0 || c.rtNr > 0 {
 			s.schedule(c)
 		}
 		return

@@ -48,6 +48,10 @@ func (s *Sim) updateCurr(c *cpu) {
 	}
 	t.execStart = s.now
 	t.sumExec += delta
+	if t.rt() {
+		s.updateCurrRT(c, delta) // update_curr_rt: no vruntime
+		return
+	}
 	s.chargeO1Slice(t, delta)
 	if t.state == TaskRunning {
 		t.vruntime += calcDeltaFair(delta, t.weight)
@@ -238,6 +242,13 @@ func (s *Sim) detachLoad(t *Task) {
 func (s *Sim) dequeueCurr(c *cpu, t *Task, state TaskState) {
 	s.settle(c)
 	s.updateCurr(c)
+	if t.rt() {
+		// dequeue_task_rt: off the priority array.
+		s.rtDequeue(c, t)
+		t.state = state
+		t.util.set(s.now, 0)
+		return
+	}
 	if state == TaskBlocked && s.k.On(knob.DELAY_DEQUEUE) && !s.entityEligible(c, t) {
 		// 6.12's dequeue_entity: a sleeper that is not eligible stays
 		// queued (eevdf612.go). DELAY_DEQUEUE exists only in era 6.12.

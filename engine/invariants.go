@@ -49,6 +49,15 @@ func (s *Sim) CheckInvariants() error {
 				return fmt.Errorf("cpu %d: queued task %s not allowed here (%s)", c.id, t.Name, t.allowed)
 			}
 		}
+		if c.rt != nil {
+			for _, q := range c.rt.queue {
+				for _, t := range q {
+					if t != c.curr {
+						seen[t.ID]++
+					}
+				}
+			}
+		}
 		if delayed != c.nrDelayed {
 			return fmt.Errorf("cpu %d: %d delayed tasks queued, nr_delayed %d", c.id, delayed, c.nrDelayed)
 		}
@@ -66,10 +75,12 @@ func (s *Sim) CheckInvariants() error {
 			if t.cpu != c.id || !t.allowed.Test(c.id) {
 				return fmt.Errorf("cpu %d: current task %s (cpu %d) not allowed or misplaced", c.id, t.Name, t.cpu)
 			}
-			nr++
-			w += t.weight
+			if !t.rt() {
+				nr++
+				w += t.weight
+			}
 			execTotal += s.now - t.execStart
-		} else if c.nr > 0 && !s.q.queued(2*s.topo.NCPU+c.id) && !(c.smtHeld && s.q.queued(s.topo.NCPU+c.id)) {
+		} else if c.nr+c.rtNr > 0 && !s.q.queued(2*s.topo.NCPU+c.id) && !(c.smtHeld && s.q.queued(s.topo.NCPU+c.id)) {
 			return fmt.Errorf("cpu %d: idle with %d queued tasks and no kick pending", c.id, c.nr)
 		}
 		if nr != c.nr || w != c.loadWeight {
@@ -116,7 +127,7 @@ func (s *Sim) CheckInvariants() error {
 		if c.empty() {
 			idle++
 		}
-		wait := len(c.tree) > c.nrDelayed
+		wait := c.waiting()
 		if wait {
 			waiting++
 		}

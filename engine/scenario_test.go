@@ -178,7 +178,7 @@ func (sc *scenario) run(t *testing.T, td *datadriven.TestData) (string, error) {
 			wakeeFlips: int64(argInt(t, td, "flips", 0)), prog: ProgramFunc(func(*Ctx) Action { return Run(1 << 40) })}
 		tk.workload = int(sc.s.AddWorkload(name, "test"))
 		sc.s.tasks = append(sc.s.tasks, tk)
-		sc.s.q.grow(3*sc.s.topo.NCPU + len(sc.s.tasks))
+		sc.s.growSlots()
 		sc.tasks[name] = tk
 		return "ok\n", nil
 

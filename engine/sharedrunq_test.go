@@ -62,7 +62,7 @@ func sleeper(s *Sim, name string, prev int) *Task {
 		loadCPU: -1, mm: s.NewAddressSpace(), prog: hog()}
 	tk.workload = int(s.AddWorkload(name, "test"))
 	s.tasks = append(s.tasks, tk)
-	s.q.grow(3*s.topo.NCPU + len(s.tasks))
+	s.growSlots()
 	return tk
 }
 

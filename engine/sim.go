@@ -52,6 +52,8 @@ type Sim struct {
 	// class is the era's scheduling class (class.go): the core calls
 	// its hooks, never an era's code directly.
 	class schedClass
+	// rt is the RT class's state (rt.go), nil until the first RT task.
+	rt    *rtState
 	rules coreRules // the era's mechanisms that are data (class.go)
 	fair  fairRules // the era's data inside the shared fair mechanisms (wakeup.go)
 	seed  uint64
@@ -171,7 +173,7 @@ func New(cfg Config) (*Sim, error) {
 			s.smtPresent = true
 		}
 	}
-	s.q.grow(3 * tp.NCPU)
+	s.q.grow(3*tp.NCPU + 1)
 	s.cpus = make([]*cpu, tp.NCPU)
 	for i := range s.cpus {
 		s.cpus[i] = newCPU(s, i)
@@ -351,14 +353,22 @@ func (s *Sim) dispatch(slot int) {
 	case slot < 3*n:
 		s.actor = slot - 2*n
 		s.onKick(s.cpus[slot-2*n])
+	case slot == 3*n:
+		s.onRTPeriod()
 	default:
-		t := s.tasks[slot-3*n]
+		t := s.tasks[slot-3*n-1]
 		s.actor = max(t.cpu, 0)
 		s.onTimer(t)
 	}
 }
 
-func (s *Sim) taskSlot(t *Task) int { return 3*s.topo.NCPU + int(t.ID) }
+// taskSlot is t's timer slot: after the CPUs' phase, tick and kick
+// slots and the RT period timer's.
+func (s *Sim) taskSlot(t *Task) int { return 3*s.topo.NCPU + 1 + int(t.ID) }
+
+// growSlots sizes the event queue for the CPUs, the RT timer and every
+// task.
+func (s *Sim) growSlots() { s.q.grow(3*s.topo.NCPU + 1 + len(s.tasks)) }
 
 // workload is the engine's bookkeeping for one group of tasks.
 type workload struct {
@@ -468,6 +478,11 @@ type TaskSpec struct {
 	// gives a fair task (era 6.12, __setscheduler_params: custom_slice,
 	// clamped to 0.1-100 ms as the kernel does); 0 keeps the base slice.
 	Slice int64
+	// Policy is the scheduling policy (SCHED_OTHER by default) and
+	// RTPrio the rt_priority, 1..99 for PolicyFIFO and PolicyRR, 0 for
+	// PolicyNormal (sched_setscheduler's rule).
+	Policy Policy
+	RTPrio int
 	// SMTPressure (×1024, default 1024 when 0) says how much the task
 	// slows a co-running SMT sibling relative to the nominal loop.
 	SMTPressure int64
@@ -527,6 +542,24 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 	if spec.Program == nil {
 		return 0, fmt.Errorf("engine: task %q has no program", spec.Name)
 	}
+	switch spec.Policy {
+	case PolicyNormal:
+		if spec.RTPrio != 0 {
+			return 0, fmt.Errorf("engine: task %q: rt priority %d needs policy fifo or rr (SCHED_OTHER's is 0)", spec.Name, spec.RTPrio)
+		}
+	case PolicyFIFO, PolicyRR:
+		if spec.RTPrio < 1 || spec.RTPrio > 99 {
+			return 0, fmt.Errorf("engine: task %q: rt priority %d out of range 1..99 for policy %s", spec.Name, spec.RTPrio, spec.Policy)
+		}
+		if spec.Slice != 0 {
+			return 0, fmt.Errorf("engine: task %q: a slice is a fair task's (policy %s has none)", spec.Name, spec.Policy)
+		}
+		if err := s.enableRT(); err != nil {
+			return 0, err
+		}
+	default:
+		return 0, fmt.Errorf("engine: task %q: unknown policy %d (normal, fifo, rr)", spec.Name, spec.Policy)
+	}
 	pressure := spec.SMTPressure
 	if pressure == 0 {
 		pressure = 1024
@@ -538,6 +571,10 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 		prog: spec.Program, state: TaskBlocked, cpu: -1, wokenAt: -1,
 		lastRanCPU: -1, recentUsedCPU: -1, lastWakee: -1, srqShard: -1, loadCPU: -1,
 		timerCPU: -1, nrAllowed: allowed.Weight(),
+		policy: spec.Policy, rtPrio: spec.RTPrio,
+	}
+	if t.rt() {
+		t.rrLeft = s.rt.rrTicks
 	}
 	if spec.Slice != 0 {
 		if !s.fair.customSlices {
@@ -580,7 +617,7 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 	// New tasks start with load = weight (kernel-reference.md §3.6).
 	t.load.avg = t.weight
 	s.tasks = append(s.tasks, t)
-	s.q.grow(3*s.topo.NCPU + len(s.tasks))
+	s.growSlots()
 	s.workloads[w].tasks = append(s.workloads[w].tasks, t.ID)
 	if spec.MeasureWakeups {
 		s.workloads[w].measuresWake = true

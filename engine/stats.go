@@ -131,6 +131,9 @@ func (s *Sim) Search() SearchStats {
 		if Stage(i) == StageDelayed && !hasDelayed {
 			continue // a stage only era 6.12 has
 		}
+		if (Stage(i) == StageRTPrev || Stage(i) == StageRTLowest) && s.rt == nil {
+			continue // stages of the RT class, in runs with RT tasks
+		}
 		out.StageCalls[Stage(i).String()] = n
 	}
 	if st.sisCalls > 0 {

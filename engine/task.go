@@ -237,6 +237,12 @@ type Task struct {
 	// the nominal compute loop the preset's smt_throughput describes).
 	smtPressure int64
 	measureWake bool
+	// policy and rtPrio are the scheduling policy and rt_priority
+	// (1..99 for SCHED_FIFO/SCHED_RR); rrLeft is an RR task's timeslice
+	// left, in ticks (rt.go).
+	policy Policy
+	rtPrio int
+	rrLeft int
 
 	prog     Program
 	progInto ProgramInto // prog, when it is a ProgramInto

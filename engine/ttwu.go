@@ -142,6 +142,7 @@ func (s *Sim) activate(p *Task, c *cpu, fromCPU int, stamp int64) {
 	migrated := p.cpu >= 0 && p.cpu != c.id
 	s.o1Wake.from = fromCPU
 	s.class.enqueueTaskWakeup(c, p)
+	defer s.class.woken(c, p)
 	switch s.k.Get(knob.SHARED_RUNQ) {
 	case knob.SharedRunqAll:
 		s.srqPush(p, s.cpus[fromCPU])

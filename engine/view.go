@@ -180,7 +180,7 @@ func (cv *conservation) advance(now int64) {
 func (s *Sim) updateConservation(c *cpu) {
 	cv := &s.conservation
 	idle := c.empty()
-	wait := len(c.tree) > c.nrDelayed // delayed tasks (6.12) sleep
+	wait := c.waiting()
 	if idle == cv.cpuIdle[c.id] && wait == cv.cpuWait[c.id] {
 		return
 	}

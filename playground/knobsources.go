@@ -28,6 +28,10 @@ var knobSources = map[string]string{
 	"max_timeslice_ms":             "Linux 2.6.7 kernel/sched.c: MAX_TIMESLICE (task_timeslice, the O(1) scheduler)",
 	"starvation_limit_ms":          "Linux 2.6.7 kernel/sched.c: STARVATION_LIMIT and EXPIRED_STARVING",
 	"era":                          "this playground: one whole kernel per era (Linux v5.2 kernel/sched/fair.c; 2.6.7 kernel/sched.c; v6.6 kernel/sched/fair.c with EEVDF)",
+	"RT_RUNTIME_SHARE":             "kernel/sched/features.h and rt.c do_balance_runtime (Linux v5.2: on; off by default from v5.17)",
+	"sched_rt_period_us":           "sysctl kernel.sched_rt_period_us (kernel/sched/rt.c def_rt_bandwidth, default 1000000)",
+	"sched_rt_runtime_us":          "sysctl kernel.sched_rt_runtime_us (kernel/sched/rt.c sched_rt_runtime_exceeded, default 950000)",
+	"sched_rr_timeslice_ms":        "sysctl kernel.sched_rr_timeslice_ms (kernel/sched/rt.c task_tick_rt, RR_TIMESLICE = 100 ms)",
 	"timer_slack_ns":               "the default timer slack of a SCHED_OTHER task, 50 µs (init_task.timer_slack_ns, prctl PR_SET_TIMERSLACK)",
 }
 

@@ -313,4 +313,10 @@ func init() {
 	// kernel (kernel/sched.c 2.6.7): SMT nice is on unless a run models a
 	// kernel without the patch (2.6.4-rc1-mm1, V3's HT arms).
 	eraDefault(EraO1, SMT_NICE, 1)
+
+	// The RT class: v5.2 shares RT runtime between CPUs by default;
+	// 2.6.7 has neither RT bandwidth control (2.6.25) nor the sysctl RR
+	// timeslice (its SCHED_RR slice is task_timeslice, from the nice).
+	eraDefault(Era52, RT_RUNTIME_SHARE, 1)
+	absent(EraO1, "RT bandwidth control came with 2.6.25; SCHED_RR's slice in 2.6.7 is task_timeslice", RT_RUNTIME_SHARE, SchedRTPeriodUS, SchedRTRuntimeUS, SchedRRTimesliceMS)
 }

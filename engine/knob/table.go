@@ -89,6 +89,11 @@ const (
 	PREEMPT_SHORT
 	PLACE_REL_DEADLINE
 	NI_RANDOM
+	// The RT class (rt.c), after NI_RANDOM for the same reason.
+	RT_RUNTIME_SHARE
+	SchedRTPeriodUS
+	SchedRTRuntimeUS
+	SchedRRTimesliceMS
 
 	numKnobs
 )
@@ -182,6 +187,8 @@ var table = [numKnobs]Def{
 		Doc: "EEVDF 6.12: a task moved without sleeping (load balance, active balance) keeps its deadline relative to its vruntime instead of getting a fresh slice — dequeue_entity / place_entity, fair.c:5574, 5294 (6.12.117)"},
 	NI_RANDOM: {Name: "NI_RANDOM", Kind: Bool, Group: Feature, Default: 1, Max: 1,
 		Doc: "6.12: the newly idle balance runs each level with probability (2 + newidle_ratio)/1024, newidle_ratio being the level's recent success rate ×1024 — sched_balance_newidle, fair.c:12943, backport \"sched/fair: Proportional newidle balance\" (6.12.69)"},
+	RT_RUNTIME_SHARE: {Name: "RT_RUNTIME_SHARE", Kind: Bool, Group: Feature, Default: 0, Max: 1,
+		Doc: "RT throttling: a CPU whose RT tasks used up sched_rt_runtime_us borrows unused runtime from the other CPUs' RT runqueues, up to the whole period (rt.c do_balance_runtime); on in v5.2, off by default from v5.17 (\"sched/rt: Disable RT_RUNTIME_SHARE by default\")"},
 	LB_PERIODIC: {Name: "LB_PERIODIC", Kind: Bool, Group: Model, Default: 1, Max: 1,
 		Doc: "periodic load balance per domain at the kernel's intervals (and NOHZ idle balance on behalf of idle CPUs)"},
 	LB_NEWIDLE: {Name: "LB_NEWIDLE", Kind: Bool, Group: Model, Default: 1, Max: 1,
@@ -207,6 +214,12 @@ var table = [numKnobs]Def{
 		Doc: "tasks that ran more recently than this are cache-hot for the balancer; newidle balance needs avg_idle above it — kernel 500 us"},
 	SchedNrMigrate: {Name: "sched_nr_migrate", Kind: Int, Group: Tunable, Default: 32, Min: 1, Max: 1024,
 		Doc: "most tasks one load_balance pass detaches — kernel 32"},
+	SchedRTPeriodUS: {Name: "sched_rt_period_us", Kind: Int, Group: Tunable, Default: 1000000, Min: 1000, Max: 10000000, Unit: "us",
+		Doc: "RT throttling: the period of the RT bandwidth timer (kernel.sched_rt_period_us, 1 s)"},
+	SchedRTRuntimeUS: {Name: "sched_rt_runtime_us", Kind: Int, Group: Tunable, Default: 950000, Min: -1, Max: 10000000, Unit: "us",
+		Doc: "RT throttling: RT tasks may run this long per period on a CPU, the rest is left to the fair class (kernel.sched_rt_runtime_us, 950 ms); -1 turns throttling off (RUNTIME_INF)"},
+	SchedRRTimesliceMS: {Name: "sched_rr_timeslice_ms", Kind: Int, Group: Tunable, Default: 100, Min: 1, Max: 10000, Unit: "ms",
+		Doc: "SCHED_RR: the round-robin timeslice, counted in ticks (kernel.sched_rr_timeslice_ms, RR_TIMESLICE = 100 ms)"},
 	TunableScaling: {Name: "sched_tunable_scaling", Kind: Enum, Group: Tunable, Default: ScalingLog, Max: 2, Values: []string{"none", "log", "linear"},
 		Doc: "how latency/granularities scale with CPU count: none, 1+ilog2(min(n,8)) (kernel default), or min(n,8)"},
 	HZ: {Name: "hz", Kind: Int, Group: Tunable, Default: 1000, Min: 100, Max: 1000, Unit: "Hz",
