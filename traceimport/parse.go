@@ -161,16 +161,43 @@ const maxBadLines = 10
 // to emit. f is FormatFtrace, FormatPerf or FormatAuto (each line may be
 // either). A line it cannot read is given to bad (*ParseError): bad's
 // error stops the read; nil bad means the first such line is the error.
+//
+// A line that cannot be read is held for one line: when the next line
+// cannot be read alone either but the two read as one event, they are
+// one line wrapped in two (a mail client's, a terminal's copy).
 func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error, bad func(*ParseError) error) (*textStats, error) {
 	st := &textStats{skipped: map[string]int{}}
 	lines := newLineReader(r)
 	// html: the input is a systrace HTML page; inData: inside one of its
 	// trace-data blocks.
 	html, inData := false, false
+	// held is an unreadable line kept to be joined with the next one.
+	var held *ParseError
+	report := func(pe *ParseError) error {
+		if bad == nil {
+			return pe
+		}
+		return bad(pe)
+	}
+	flush := func() error {
+		if held == nil {
+			return nil
+		}
+		pe := held
+		held = nil
+		return report(pe)
+	}
+	take := func(ev event, name string) error {
+		if name != "" {
+			st.skipped[name]++
+			return nil
+		}
+		return emit(&ev)
+	}
 	for lineNo := 1; ; lineNo++ {
 		raw, err := lines.next()
 		if err == io.EOF {
-			return st, nil
+			return st, flush()
 		}
 		if err != nil {
 			return st, fmt.Errorf("line %d: %v", lineNo, err)
@@ -198,35 +225,77 @@ func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error, b
 				continue
 			}
 		}
-		if noiseLine.MatchString(line) {
+		line = unquoteMail(line)
+		if isNoise(line) {
 			st.noise++
+			if err := flush(); err != nil {
+				return st, err
+			}
 			continue
 		}
 		if m := lostLine.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.ParseInt(m[2], 10, 64)
 			st.lost += n
 			st.lostLines++
+			if err := flush(); err != nil {
+				return st, err
+			}
 			continue
 		}
 		ev, name, err := parseLine(line, lineNo, f, st, strs)
 		if err != nil {
 			pe, ok := err.(*ParseError)
-			if !ok || bad == nil {
+			if !ok {
 				return st, err
 			}
-			if err := bad(pe); err != nil {
-				return st, err
+			if held != nil {
+				// The line before could not be read either: the two
+				// may be one line wrapped.
+				joined := strings.TrimRight(held.Text, " \t") + " " + strings.TrimLeft(line, " \t")
+				if jev, jname, jerr := parseLine(joined, int(held.Line), f, st, strs); jerr == nil {
+					held = nil
+					if err := take(jev, jname); err != nil {
+						return st, err
+					}
+					continue
+				}
+				if err := flush(); err != nil {
+					return st, err
+				}
 			}
+			held = pe
 			continue
 		}
-		if name != "" {
-			st.skipped[name]++
-			continue
+		if err := flush(); err != nil {
+			return st, err
 		}
-		if err := emit(&ev); err != nil {
+		if err := take(ev, name); err != nil {
 			return st, err
 		}
 	}
+}
+
+// unquoteMail drops the "> " marks a mail reply puts before the lines it
+// quotes (no trace line starts with '>').
+func unquoteMail(line string) string {
+	t := strings.TrimLeft(line, " \t")
+	if t == "" || t[0] != '>' {
+		return line
+	}
+	for t != "" && t[0] == '>' {
+		t = strings.TrimLeft(t[1:], " \t")
+	}
+	return t
+}
+
+// isNoise reports whether a line carries no event: a header, a note, an
+// elision, a latency tracer's stack trace.
+func isNoise(line string) bool {
+	if noiseLine.MatchString(line) {
+		return true
+	}
+	t := strings.TrimSpace(line)
+	return strings.HasPrefix(t, "=> ") || strings.HasSuffix(t, ": <stack trace>") || strings.HasSuffix(t, ": <user stack trace>")
 }
 
 // parseLine reads one event line. A well-formed line of an event type the
