@@ -120,6 +120,9 @@ type textStats struct {
 	unknownLn  int            // first line of an unreadable kind, for messages
 	formatSeen Format
 	lineBytes  int64 // Chrome: the bytes examined to number the lines
+	// ticks counts the events whose timestamp is an integer: a trace
+	// clock counting ticks (counter, x86-tsc, uptime), read as ns.
+	ticks int
 	// badLines counts the lines that could not be read (the import goes
 	// on without them); bad names the first maxBadLines.
 	badLines int
@@ -137,10 +140,17 @@ var (
 	//
 	// trace-cmd report -l ("latency output") glues the CPU and the flags
 	// into one column ("0d.h1."); --ts-diff adds "(+0.000010)" after the
-	// timestamp.
-	ftraceLine = regexp.MustCompile(`^\s*(.*?)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?(?:\[(\d+)\]\s+(?:([.dDXBbn][^\s]{3,6})\s+)?|(\d+)([.dDXBbn][^\s]{3,6})\s+)(\d+\.\d+)(?:\s*\(\+?-?[\d.]+\))?:\s+([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
+	// timestamp. So does the kernel's options/latency-format ("%8.8s-%-7d
+	// %3d" and the flags, kernel/trace/trace_output.c lat_print_generic),
+	// whose time is the µs since the trace began with a delay mark
+	// ("259us+", "12us ", lat_print_timestamp).
+	//
+	// The timestamp is <secs>.<frac>, or an integer when the trace clock
+	// counts ticks rather than time (trace_clock counter, x86-tsc,
+	// uptime: trace_print_time's "%12llu"), read as ns.
+	ftraceLine = regexp.MustCompile(`^\s*(.*?)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?(?:\[(\d+)\]\s+(?:([.dDXBbn][^\s]{3,6})\s+)?|(\d+)([.dDXBbn][^\s]{3,6})\s+)(\d+\.\d+|\d+us[ +!#*@$]|\d+)(?:\s*\(\+?-?[\d.]+\))?:\s+([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
 	// <comm> <pid>[/<tid>] [<cpu>] <secs>.<frac>: [<period>] <sys>:<event>: <args>
-	perfLine = regexp.MustCompile(`^\s*(.*?)\s+(\d+)(?:/(\d+))?\s+\[(\d+)\]\s+(\d+\.\d+):\s+(?:\d+\s+)?([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
+	perfLine = regexp.MustCompile(`^\s*(.*?)\s+(\d+)(?:/(\d+))?\s+\[(\d+)\]\s+(\d+\.\d+|\d+):\s+(?:\d+\s+)?([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
 
 	lostLine = regexp.MustCompile(`^\s*CPU:?\s*(\d+)\s*\[LOST\s+(\d+)\s+EVENTS?\]\s*$`)
 	// Lines that carry no event: the tracer's and trace-cmd's headers and
@@ -356,8 +366,12 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 		return bad("CPU number out of range")
 	}
 	ev.cpu = int32(cpu)
-	if ev.ts, err = parseSeconds(tsS); err != nil {
+	var ticks bool
+	if ev.ts, ticks, err = parseSeconds(tsS); err != nil {
 		return bad(err.Error())
+	}
+	if ticks {
+		st.ticks++
 	}
 	if len(flags) >= 3 {
 		switch flags[2] {
@@ -463,13 +477,60 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 }
 
 // switchState reads a prev_state: the kernel's letters as they are
-// ("R+" preempted, "S|D", ...); a raw number (trace-cmd report -R, old
-// perf) is 0 for running, else a sleep.
+// ("R+" preempted, "S|D", "D|K", ...), or a number (trace-cmd report
+// without the event's print format or with -R, old perf), made letters.
 func switchState(s string) string {
-	if s == "0" || s == "0x0" {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return s
+	}
+	var n uint64
+	var err error
+	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+		n, err = strconv.ParseUint(h, 16, 64)
+	} else {
+		n, err = strconv.ParseUint(s, 10, 64)
+	}
+	if err != nil {
+		return s
+	}
+	return stateLetters(n)
+}
+
+// stateLetters turns a numeric prev_state into the letters the kernel's
+// TP_printk prints, as include/trace/events/sched.h's
+// __trace_sched_switch_state makes the number:
+//
+//   - since 4.14, the reported state's bit (S 0x1, D 0x2, T 0x4, t 0x8,
+//     X 0x10, Z 0x20, P 0x40, I 0x80; 0 is R) or TASK_REPORT_MAX (0x100)
+//     alone for a preempted task, printed "R+";
+//   - before, the task's raw state (S 1, D 2, T 4, t 8, Z 16, X 32, x 64,
+//     K 128, W 256, P 512, and in 4.2 to 4.13 N 1024), TASK_RUNNING |
+//     TASK_STATE_MAX (1024, 2048 or 4096 as states were added) for a
+//     preempted task.
+//
+// A number with bits above 0x1ff is of the older kind; else the newer
+// table is used (the two agree on S, D, T, t; 0x10 and 0x20 are an exit
+// in both; 0x40 is read as P, a parked kernel thread, not the older x).
+// What the import needs is only R (runnable), an exit (X, Z, x) or a
+// sleep (anything else).
+func stateLetters(n uint64) string {
+	if n == 0 {
 		return "R"
 	}
-	return s
+	names, low := []string{"S", "D", "T", "t", "X", "Z", "P", "I"}, n&0xff // ≥ 4.14
+	if n > 0x1ff {
+		names, low = []string{"S", "D", "T", "t", "Z", "X", "x", "K", "W", "P"}, n&0x3ff
+	}
+	if low == 0 {
+		return "R+" // TASK_REPORT_MAX or TASK_STATE_MAX: preempted
+	}
+	var parts []string
+	for i, name := range names {
+		if low&(1<<i) != 0 {
+			parts = append(parts, name)
+		}
+	}
+	return strings.Join(parts, "|")
 }
 
 // clampInt32 keeps a number in int32 (a nice value of a Chrome export).
@@ -489,32 +550,47 @@ func cpuField(s string) int32 {
 }
 
 // parseSeconds reads "<secs>.<frac>" as ns (digits past the ninth
-// decimal are dropped).
-func parseSeconds(s string) (int64, error) {
-	sec, frac, _ := strings.Cut(s, ".")
+// decimal are dropped), "<n>us<mark>" (the latency format's µs since the
+// trace began) as n µs, and an integer (a tick-counting trace clock) as
+// that many ns; ticks says it was an integer.
+func parseSeconds(s string) (ns int64, ticks bool, err error) {
+	if us, ok := strings.CutSuffix(strings.TrimRight(s, " +!#*@$"), "us"); ok {
+		n, err := strconv.ParseInt(us, 10, 64)
+		if err != nil || n > 9e12 {
+			return 0, false, fmt.Errorf("timestamp %s out of range", s)
+		}
+		return n * 1000, false, nil
+	}
+	sec, frac, dot := strings.Cut(s, ".")
+	if !dot {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n > 9e18 {
+			return 0, false, fmt.Errorf("timestamp %s out of range", s)
+		}
+		return n, true, nil
+	}
 	if len(sec) > 10 {
-		return 0, fmt.Errorf("timestamp %s out of range", s)
+		return 0, false, fmt.Errorf("timestamp %s out of range", s)
 	}
 	secs, err := strconv.ParseInt(sec, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("timestamp %s not understood", s)
+		return 0, false, fmt.Errorf("timestamp %s not understood", s)
 	}
 	if secs > 9e9 {
-		return 0, fmt.Errorf("timestamp %s out of range", s)
+		return 0, false, fmt.Errorf("timestamp %s out of range", s)
 	}
 	if len(frac) > 9 {
 		frac = frac[:9]
 	}
-	ns := int64(0)
 	if frac != "" {
 		n, err := strconv.ParseInt(frac, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("timestamp %s not understood", s)
+			return 0, false, fmt.Errorf("timestamp %s not understood", s)
 		}
 		for i := len(frac); i < 9; i++ {
 			n *= 10
 		}
 		ns = n
 	}
-	return secs*1e9 + ns, nil
+	return secs*1e9 + ns, false, nil
 }
