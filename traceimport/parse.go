@@ -96,9 +96,15 @@ type ParseError struct {
 	Line int
 	Text string
 	Why  string
+	// In names the text the line is of when it is not the file's own
+	// lines (a JSON trace's "systemTraceEvents"), "" otherwise.
+	In string
 }
 
 func (e *ParseError) Error() string {
+	if e.In != "" {
+		return fmt.Sprintf("line %d of %s: %s: %q", e.Line, e.In, e.Why, shorten(e.Text, 160))
+	}
 	return fmt.Sprintf("line %d: %s: %q", e.Line, e.Why, shorten(e.Text, 160))
 }
 
