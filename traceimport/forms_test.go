@@ -171,6 +171,11 @@ func TestLineForms(t *testing.T) {
 	if err := ReadSched(strings.NewReader(wrapped), func(e *SchedEvent) error { n++; return nil }); err != nil || n != 1 {
 		t.Errorf("wrapped line: %d events, %v; want 1", n, err)
 	}
+	three := "   ping-1000  [000] d..2.  7.000001: sched_switch: prev_comm=ping\nprev_pid=1000 prev_prio=120 prev_state=S ==>\n next_comm=swapper/0 next_pid=0 next_prio=120\n"
+	var got []SchedEvent
+	if err := ReadSched(strings.NewReader(three), func(e *SchedEvent) error { got = append(got, *e); return nil }); err != nil || len(got) != 1 || got[0].Prev.PID != 1000 || got[0].Next.Comm != "swapper/0" || got[0].Line != 1 {
+		t.Errorf("a line wrapped in three: %+v, %v; want one event of line 1", got, err)
+	}
 	if err := ReadSched(strings.NewReader("garbage\n"+wrapped), func(*SchedEvent) error { return nil }); err == nil || !strings.Contains(err.Error(), "line 1:") {
 		t.Errorf("garbage before a wrapped line: %v, want line 1's error", err)
 	}

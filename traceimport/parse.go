@@ -178,30 +178,28 @@ const maxBadLines = 10
 // either). A line it cannot read is given to bad (*ParseError): bad's
 // error stops the read; nil bad means the first such line is the error.
 //
-// A line that cannot be read is held for one line: when the next line
-// cannot be read alone either but the two read as one event, they are
-// one line wrapped in two (a mail client's, a terminal's copy).
+// A line that cannot be read is held: when the next lines cannot be read
+// alone either but they read as one event with it, they are one line
+// wrapped in several (up to maxWrap: a mail client's, a terminal's copy).
 func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error, bad func(*ParseError) error) (*textStats, error) {
 	st := &textStats{skipped: map[string]int{}}
 	lines := newLineReader(r)
 	// html: the input is a systrace HTML page; inData: inside one of its
 	// trace-data blocks.
 	html, inData := false, false
-	// held is an unreadable line kept to be joined with the next one.
-	var held *ParseError
-	report := func(pe *ParseError) error {
-		if bad == nil {
-			return pe
-		}
-		return bad(pe)
-	}
+	// held are the unreadable lines kept to be joined with the next.
+	var held []*ParseError
 	flush := func() error {
-		if held == nil {
-			return nil
+		for _, pe := range held {
+			if bad == nil {
+				return pe
+			}
+			if err := bad(pe); err != nil {
+				return err
+			}
 		}
-		pe := held
-		held = nil
-		return report(pe)
+		held = held[:0]
+		return nil
 	}
 	take := func(ev event, name string) error {
 		if name != "" {
@@ -259,37 +257,58 @@ func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error, b
 			continue
 		}
 		ev, name, err := parseLine(line, lineNo, f, st, strs)
-		if err != nil {
-			pe, ok := err.(*ParseError)
-			if !ok {
+		if err == nil {
+			if err := flush(); err != nil {
 				return st, err
 			}
-			if held != nil {
-				// The line before could not be read either: the two
-				// may be one line wrapped.
-				joined := strings.TrimRight(held.Text, " \t") + " " + strings.TrimLeft(line, " \t")
-				if jev, jname, jerr := parseLine(joined, int(held.Line), f, st, strs); jerr == nil {
-					held = nil
-					if err := take(jev, jname); err != nil {
-						return st, err
-					}
-					continue
-				}
-				if err := flush(); err != nil {
-					return st, err
-				}
+			if err := take(ev, name); err != nil {
+				return st, err
 			}
-			held = pe
 			continue
 		}
-		if err := flush(); err != nil {
+		pe, ok := err.(*ParseError)
+		if !ok {
 			return st, err
 		}
-		if err := take(ev, name); err != nil {
-			return st, err
+		// The lines before could not be read either: they may be one
+		// line wrapped, starting at the latest of them that makes one
+		// (a comm takes anything before it, so an earlier start would
+		// swallow an unreadable line into it).
+		joined := false
+		for i := len(held) - 1; i >= 0 && !joined; i-- {
+			var b strings.Builder
+			for _, h := range held[i:] {
+				b.WriteString(strings.TrimRight(h.Text, " \t"))
+				b.WriteByte(' ')
+			}
+			b.WriteString(strings.TrimLeft(line, " \t"))
+			jev, jname, jerr := parseLine(b.String(), held[i].Line, f, st, strs)
+			if jerr != nil {
+				continue
+			}
+			held = held[:i]
+			if err := flush(); err != nil {
+				return st, err
+			}
+			if err := take(jev, jname); err != nil {
+				return st, err
+			}
+			joined = true
 		}
+		if joined {
+			continue
+		}
+		if len(held) == maxWrap-1 {
+			if err := flush(); err != nil {
+				return st, err
+			}
+		}
+		held = append(held, pe)
 	}
 }
+
+// maxWrap is the most lines one event line is taken to be wrapped in.
+const maxWrap = 4
 
 // unquoteMail drops the "> " marks a mail reply puts before the lines it
 // quotes (no trace line starts with '>').
