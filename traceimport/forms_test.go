@@ -180,3 +180,66 @@ func TestLineForms(t *testing.T) {
 		t.Errorf("garbage before a wrapped line: %v, want line 1's error", err)
 	}
 }
+
+// The nine real-world forms issue 27 collects (testdata/snippet-*.txt;
+// testdata/README.md cites where each form comes from): the kernel's
+// documentation, a mailing-list reply, trace-cmd report, Perfetto's
+// systrace text, perf sched script's aligned columns, a 3.x kernel's
+// prev_state=D|K, a 6.x kernel's prev_state=R+ ==>, trace-cmd without the
+// flags column, and ftrace text wrapped in Perfetto's JSON. Every one
+// imports, every line read, with ping and pong and their wakeups.
+func TestRealWorldSnippets(t *testing.T) {
+	files, err := filepath.Glob("testdata/snippet-*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The wakeups each keeps: snippet 1's second is an interrupt's (its
+	// h flag).
+	wakes := map[string]int{"snippet-1-ftrace-doc.txt": 1}
+	ok := 0
+	for _, p := range files {
+		name := filepath.Base(p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, s, err := Import(data, Options{})
+		if err != nil {
+			t.Errorf("%s refused: %v", name, err)
+			continue
+		}
+		checkFile(t, f)
+		want := 2
+		if w, ok := wakes[name]; ok {
+			want = w
+		}
+		if s.BadLines != 0 || s.Tasks != 2 || s.Wakes != want {
+			t.Errorf("%s: %d unreadable lines %v, %d tasks, %d wakes; want 0, 2, %d", name, s.BadLines, s.Unreadable, s.Tasks, s.Wakes, want)
+			continue
+		}
+		ok++
+	}
+	t.Logf("real-world snippets: %d of %d imported", ok, len(files))
+	if len(files) != 9 || ok != 9 {
+		t.Errorf("real-world snippets: %d of %d imported, want 9 of 9", ok, len(files))
+	}
+	// What some are about.
+	if got := switchStates(readSched(t, "snippet-6-old-kernel-DK.txt")); got != "R R S R D|K R+ I x" {
+		t.Errorf("3.x states %q", got)
+	}
+	f, _ := importFile(t, "snippet-6-old-kernel-DK.txt", Options{})
+	if _, ping := taskByName(t, f, "ping"); !strings.HasSuffix(opsString(ping.Ops), `["exit"]`) {
+		t.Errorf("3.x: ping's ops %s, want its exit", opsString(ping.Ops))
+	}
+	if got := switchStates(readSched(t, "snippet-7-6x-rplus.txt")); got != "R R S R S R+ I" {
+		t.Errorf("6.x states %q", got)
+	}
+	// Perfetto writes '-' in a thread name as '_' in the line's own comm;
+	// the fields keep it.
+	f, _ = importFile(t, "snippet-4-perfetto-systrace.txt", Options{})
+	taskByName(t, f, "ping-main")
+	evs := readSched(t, "snippet-2-lkml-post.txt")
+	if len(evs) != 10 || evs[3].Prev.Comm != "ping" || evs[3].Next.Comm != "swapper/0" || evs[3].Line != 15 {
+		t.Errorf("the mail-wrapped line: %d events, the fourth %+v", len(evs), evs[3])
+	}
+}
