@@ -1,7 +1,8 @@
 // Package traceimport reads scheduler traces — ftrace text (the kernel's
 // trace and trace_pipe files, `trace-cmd report`), `perf sched script`
-// output, and the simulator's own exports (its ftrace text and its Chrome
-// JSON) — and turns them into a replayable trace workload
+// output, a JSON trace's "systemTraceEvents" ftrace text (Perfetto's and
+// Chrome's JSON), and the simulator's own exports (its ftrace text and its
+// Chrome JSON) — and turns them into a replayable trace workload
 // (workload.TraceFile): per task its CPU bursts and sleeps and, above
 // all, who woke whom.
 //
@@ -27,7 +28,7 @@ const (
 	FormatAuto   Format = "auto"
 	FormatFtrace Format = "ftrace" // trace, trace_pipe, trace-cmd report, the simulator's .ftrace.txt
 	FormatPerf   Format = "perf"   // perf sched script / perf script
-	FormatChrome Format = "chrome" // the simulator's Chrome JSON (.json, .json.gz)
+	FormatChrome Format = "chrome" // the simulator's Chrome JSON (.json, .json.gz); a JSON trace's systemTraceEvents text
 )
 
 // Formats lists the formats --format accepts.
