@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 )
 
 // The simulator's Chrome JSON export (trace/chrome.go): CPU tracks are
@@ -17,6 +18,15 @@ import (
 // and time says a task (the one running there) woke it, its absence that
 // an interrupt (a timer) did.
 const chromeTidBase = 1000000
+
+// A JSON trace may hold ftrace text too: "systemTraceEvents" as a string
+// is the kernel's trace text (catapult's trace viewer reads it so; Chrome
+// puts the system tracing agents' text there, and Perfetto's JSON export,
+// `traceconv json`, the legacy ftrace text it kept: trace_processor's
+// export_json.cc, AddSystemTraceData). Its lines are read as any ftrace
+// text, numbered within the string; an object there (Fuchsia's
+// {"type":"fuchsia","events":[...]}) is no ftrace text and is skipped.
+const systemTraceKey = "systemTraceEvents"
 
 // chromeMaxCPU bounds the CPU of a track, as the text parser bounds its
 // CPU column.
@@ -73,6 +83,10 @@ type chromeReader struct {
 	// an interrupt, made the wakeup decided there.
 	flows map[trackTime]bool
 	tally chromeTally
+	// sink takes systemTraceEvents' events as they are read; system says
+	// there was such text.
+	sink   *eventSink
+	system bool
 }
 
 // parseChrome reads the simulator's Chrome JSON and gives its events, in
@@ -81,7 +95,7 @@ func parseChrome(r io.Reader, opt Options, lim limits, strs *strTable, sink *eve
 	lc := newLineCounter(r)
 	c := &chromeReader{lc: lc, dec: json.NewDecoder(lc), strs: strs, lim: lim,
 		st:    &textStats{skipped: map[string]int{}, formatSeen: FormatChrome},
-		flows: map[trackTime]bool{}, tally: newChromeTally(opt.KeepKthreads)}
+		flows: map[trackTime]bool{}, tally: newChromeTally(opt.KeepKthreads), sink: sink}
 	err := c.readFile()
 	c.st.lineBytes = lc.examined
 	if err != nil {
@@ -114,7 +128,12 @@ func (c *chromeReader) readFile() error {
 		if err != nil {
 			return c.bad(off, err, "bad JSON: %v", err)
 		}
-		if key, _ := kt.(string); key != "traceEvents" {
+		if key, _ := kt.(string); key == systemTraceKey {
+			if err := c.readSystemTrace(off); err != nil {
+				return err
+			}
+			continue
+		} else if key != "traceEvents" {
 			var skip json.RawMessage
 			if err := c.dec.Decode(&skip); err != nil {
 				return c.bad(c.dec.InputOffset(), err, "bad JSON: %v", err)
@@ -130,13 +149,63 @@ func (c *chromeReader) readFile() error {
 	if _, err := c.dec.Token(); err != nil && err != io.EOF {
 		return c.bad(c.dec.InputOffset(), err, "bad JSON: %v", err)
 	}
-	if !found {
-		return fmt.Errorf("line 1: no \"traceEvents\" array: not a Chrome trace")
+	if !found && !c.system {
+		return fmt.Errorf("line 1: no \"traceEvents\" array nor \"systemTraceEvents\" text: not a Chrome trace")
 	}
-	if len(c.slices) == 0 {
+	if len(c.slices) == 0 && !c.system {
 		return fmt.Errorf("line 1: no sched slices (\"ph\":\"X\",\"cat\":\"sched\"): not a schedplay trace export")
 	}
 	return nil
+}
+
+// readSystemTrace reads the value of "systemTraceEvents" (key at input
+// offset off): a string is ftrace text, whose events go to the sink as
+// they are read and whose unreadable lines are counted and named as the
+// text import's are. The string is held whole while it is read (a JSON
+// string has no line to stop at), within the import's input limit.
+func (c *chromeReader) readSystemTrace(off int64) error {
+	var raw json.RawMessage
+	if err := c.dec.Decode(&raw); err != nil {
+		return c.bad(off, err, "bad JSON: %v", err)
+	}
+	at := c.lc.lineAt(off)
+	c.lc.advance(c.dec.InputOffset())
+	if len(raw) == 0 || raw[0] != '"' {
+		c.st.noise++ // Fuchsia's object form
+		return nil
+	}
+	var text string
+	if err := json.Unmarshal(raw, &text); err != nil {
+		return fmt.Errorf("line %d: bad \"%s\" string: %v", at, systemTraceKey, err)
+	}
+	raw = nil
+	c.system = true
+	in := fmt.Sprintf("%s (at line %d)", systemTraceKey, at)
+	st, err := parseText(strings.NewReader(text), FormatFtrace, c.strs, func(ev *event) error {
+		if c.sink.log.n >= c.lim.events {
+			return fmt.Errorf("line %d of %s: more than %d scheduler events (the import's limit); record a shorter trace", ev.line, in, c.lim.events)
+		}
+		c.sink.keep(ev)
+		return nil
+	}, func(pe *ParseError) error {
+		pe.In = in
+		c.st.badLines++
+		if len(c.st.bad) < maxBadLines {
+			c.st.bad = append(c.st.bad, pe)
+		}
+		return nil
+	})
+	if st != nil {
+		c.st.lines += st.lines
+		c.st.noise += st.noise
+		c.st.lost += st.lost
+		c.st.lostLines += st.lostLines
+		c.st.ticks += st.ticks
+		for k, v := range st.skipped {
+			c.st.skipped[k] += v
+		}
+	}
+	return err
 }
 
 // readEvents reads the "traceEvents" array, one event at a time.

@@ -25,8 +25,10 @@ var knownKeys = map[string]bool{
 
 func isCommKey(k string) bool { return k == "comm" || strings.HasSuffix(k, "_comm") }
 
-// keyAt is where the keys of args start: at the start or after white
-// space, a name and '=' (start: the name's first byte, end: after '=').
+// keyAt is where the keys of args start: at the start, after white
+// space or right after sched_switch's "==>" ("prev_state=S ==>next_comm=",
+// as some kernels' and tools' sched_switch lines have it), a name and '='
+// (start: the name's first byte, end: after '=').
 type keyAt struct{ start, nameEnd, end int }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
@@ -38,7 +40,7 @@ func isNameByte(c byte, first bool) bool {
 // findKeys appends the keys of args to keys.
 func findKeys(args string, keys []keyAt) []keyAt {
 	for i := 0; i < len(args); i++ {
-		if i > 0 && !isSpace(args[i-1]) || !isNameByte(args[i], true) {
+		if i > 0 && !isSpace(args[i-1]) && !(i >= 3 && args[i-3:i] == "==>") || !isNameByte(args[i], true) {
 			continue
 		}
 		j := i + 1

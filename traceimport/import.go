@@ -50,6 +50,10 @@ type Summary struct {
 	// on without them. Unreadable names the first few (line, text, why).
 	BadLines   int
 	Unreadable []*ParseError
+	// TickEvents counts the events whose timestamp is an integer: the
+	// trace clock counts ticks (counter, x86-tsc, uptime), not time, and
+	// the import reads a tick as a ns.
+	TickEvents int
 
 	lineBytes int64 // Chrome: bytes examined to number the lines (tests)
 }
@@ -171,7 +175,7 @@ func summarize(b *builder, st *textStats, f Format, events int, opt Options) (*w
 	}
 	sum := &Summary{Format: format, Lines: st.lines, Events: events, Tasks: len(b.file.Tasks),
 		Wakes: b.wakes, TimedSleeps: b.timed, Pairs: len(b.pairs), WakePairs: b.pairs, DurationNS: b.file.DurationNS,
-		Dropped: b.dropped, SkippedEvents: st.skipped, BadLines: st.badLines, Unreadable: st.bad, lineBytes: st.lineBytes}
+		Dropped: b.dropped, SkippedEvents: st.skipped, BadLines: st.badLines, Unreadable: st.bad, TickEvents: st.ticks, lineBytes: st.lineBytes}
 	for i := range b.file.Tasks {
 		if b.file.Tasks[i].Parent != nil {
 			sum.Forked++
@@ -191,6 +195,9 @@ func summarize(b *builder, st *textStats, f Format, events int, opt Options) (*w
 	}
 	if opt.Source != "" {
 		b.file.Source["file"] = opt.Source
+	}
+	if st.ticks > 0 {
+		b.file.Source["timestamps"] = "integer ticks, read as ns"
 	}
 	if err := b.file.Validate(); err != nil {
 		// The builder only makes valid files; this is a bug, said plainly.
@@ -326,6 +333,9 @@ func (s *Summary) Report(w io.Writer) {
 	fmt.Fprintf(w, "read %d lines (%s): %d scheduler events over %.6f s\n", s.Lines, s.Format, s.Events, float64(s.DurationNS)/1e9)
 	fmt.Fprintf(w, "kept %d tasks (%d created by a traced fork); %d wakeups by a traced task kept as that task's wakeup (%d waker→wakee pairs); %d sleeps replayed as timed sleeps\n",
 		s.Tasks, s.Forked, s.Wakes, s.Pairs, s.TimedSleeps)
+	if s.TickEvents > 0 {
+		fmt.Fprintf(w, "%d events have an integer timestamp (a trace clock counting ticks: counter, x86-tsc, uptime), read as ns: durations are in ticks\n", s.TickEvents)
+	}
 	if len(s.Dropped) == 0 && len(s.SkippedEvents) == 0 {
 		fmt.Fprintln(w, "nothing lost")
 		return

@@ -1,7 +1,8 @@
 // Package traceimport reads scheduler traces — ftrace text (the kernel's
 // trace and trace_pipe files, `trace-cmd report`), `perf sched script`
-// output, and the simulator's own exports (its ftrace text and its Chrome
-// JSON) — and turns them into a replayable trace workload
+// output, a JSON trace's "systemTraceEvents" ftrace text (Perfetto's and
+// Chrome's JSON), and the simulator's own exports (its ftrace text and its
+// Chrome JSON) — and turns them into a replayable trace workload
 // (workload.TraceFile): per task its CPU bursts and sleeps and, above
 // all, who woke whom.
 //
@@ -27,7 +28,7 @@ const (
 	FormatAuto   Format = "auto"
 	FormatFtrace Format = "ftrace" // trace, trace_pipe, trace-cmd report, the simulator's .ftrace.txt
 	FormatPerf   Format = "perf"   // perf sched script / perf script
-	FormatChrome Format = "chrome" // the simulator's Chrome JSON (.json, .json.gz)
+	FormatChrome Format = "chrome" // the simulator's Chrome JSON (.json, .json.gz); a JSON trace's systemTraceEvents text
 )
 
 // Formats lists the formats --format accepts.
@@ -96,9 +97,15 @@ type ParseError struct {
 	Line int
 	Text string
 	Why  string
+	// In names the text the line is of when it is not the file's own
+	// lines (a JSON trace's "systemTraceEvents"), "" otherwise.
+	In string
 }
 
 func (e *ParseError) Error() string {
+	if e.In != "" {
+		return fmt.Sprintf("line %d of %s: %s: %q", e.Line, e.In, e.Why, shorten(e.Text, 160))
+	}
 	return fmt.Sprintf("line %d: %s: %q", e.Line, e.Why, shorten(e.Text, 160))
 }
 
@@ -120,6 +127,9 @@ type textStats struct {
 	unknownLn  int            // first line of an unreadable kind, for messages
 	formatSeen Format
 	lineBytes  int64 // Chrome: the bytes examined to number the lines
+	// ticks counts the events whose timestamp is an integer: a trace
+	// clock counting ticks (counter, x86-tsc, uptime), read as ns.
+	ticks int
 	// badLines counts the lines that could not be read (the import goes
 	// on without them); bad names the first maxBadLines.
 	badLines int
@@ -137,10 +147,17 @@ var (
 	//
 	// trace-cmd report -l ("latency output") glues the CPU and the flags
 	// into one column ("0d.h1."); --ts-diff adds "(+0.000010)" after the
-	// timestamp.
-	ftraceLine = regexp.MustCompile(`^\s*(.*?)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?(?:\[(\d+)\]\s+(?:([.dDXBbn][^\s]{3,6})\s+)?|(\d+)([.dDXBbn][^\s]{3,6})\s+)(\d+\.\d+)(?:\s*\(\+?-?[\d.]+\))?:\s+([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
+	// timestamp. So does the kernel's options/latency-format ("%8.8s-%-7d
+	// %3d" and the flags, kernel/trace/trace_output.c lat_print_generic),
+	// whose time is the µs since the trace began with a delay mark
+	// ("259us+", "12us ", lat_print_timestamp).
+	//
+	// The timestamp is <secs>.<frac>, or an integer when the trace clock
+	// counts ticks rather than time (trace_clock counter, x86-tsc,
+	// uptime: trace_print_time's "%12llu"), read as ns.
+	ftraceLine = regexp.MustCompile(`^\s*(.*?)-(\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?(?:\[(\d+)\]\s+(?:([.dDXBbn][^\s]{3,6})\s+)?|(\d+)([.dDXBbn][^\s]{3,6})\s+)(\d+\.\d+|\d+us[ +!#*@$]|\d+)(?:\s*\(\+?-?[\d.]+\))?:\s+([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
 	// <comm> <pid>[/<tid>] [<cpu>] <secs>.<frac>: [<period>] <sys>:<event>: <args>
-	perfLine = regexp.MustCompile(`^\s*(.*?)\s+(\d+)(?:/(\d+))?\s+\[(\d+)\]\s+(\d+\.\d+):\s+(?:\d+\s+)?([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
+	perfLine = regexp.MustCompile(`^\s*(.*?)\s+(\d+)(?:/(\d+))?\s+\[(\d+)\]\s+(\d+\.\d+|\d+):\s+(?:\d+\s+)?([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)?):\s?(.*)$`)
 
 	lostLine = regexp.MustCompile(`^\s*CPU:?\s*(\d+)\s*\[LOST\s+(\d+)\s+EVENTS?\]\s*$`)
 	// Lines that carry no event: the tracer's and trace-cmd's headers and
@@ -161,16 +178,41 @@ const maxBadLines = 10
 // to emit. f is FormatFtrace, FormatPerf or FormatAuto (each line may be
 // either). A line it cannot read is given to bad (*ParseError): bad's
 // error stops the read; nil bad means the first such line is the error.
+//
+// A line that cannot be read is held: when the next lines cannot be read
+// alone either but they read as one event with it, they are one line
+// wrapped in several (up to maxWrap: a mail client's, a terminal's copy).
 func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error, bad func(*ParseError) error) (*textStats, error) {
 	st := &textStats{skipped: map[string]int{}}
 	lines := newLineReader(r)
 	// html: the input is a systrace HTML page; inData: inside one of its
 	// trace-data blocks.
 	html, inData := false, false
+	// held are the unreadable lines kept to be joined with the next.
+	var held []*ParseError
+	flush := func() error {
+		for _, pe := range held {
+			if bad == nil {
+				return pe
+			}
+			if err := bad(pe); err != nil {
+				return err
+			}
+		}
+		held = held[:0]
+		return nil
+	}
+	take := func(ev event, name string) error {
+		if name != "" {
+			st.skipped[name]++
+			return nil
+		}
+		return emit(&ev)
+	}
 	for lineNo := 1; ; lineNo++ {
 		raw, err := lines.next()
 		if err == io.EOF {
-			return st, nil
+			return st, flush()
 		}
 		if err != nil {
 			return st, fmt.Errorf("line %d: %v", lineNo, err)
@@ -198,35 +240,98 @@ func parseText(r io.Reader, f Format, strs *strTable, emit func(*event) error, b
 				continue
 			}
 		}
-		if noiseLine.MatchString(line) {
+		line = unquoteMail(line)
+		if isNoise(line) {
 			st.noise++
+			if err := flush(); err != nil {
+				return st, err
+			}
 			continue
 		}
 		if m := lostLine.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.ParseInt(m[2], 10, 64)
 			st.lost += n
 			st.lostLines++
+			if err := flush(); err != nil {
+				return st, err
+			}
 			continue
 		}
 		ev, name, err := parseLine(line, lineNo, f, st, strs)
-		if err != nil {
-			pe, ok := err.(*ParseError)
-			if !ok || bad == nil {
+		if err == nil {
+			if err := flush(); err != nil {
 				return st, err
 			}
-			if err := bad(pe); err != nil {
+			if err := take(ev, name); err != nil {
 				return st, err
 			}
 			continue
 		}
-		if name != "" {
-			st.skipped[name]++
-			continue
-		}
-		if err := emit(&ev); err != nil {
+		pe, ok := err.(*ParseError)
+		if !ok {
 			return st, err
 		}
+		// The lines before could not be read either: they may be one
+		// line wrapped, starting at the latest of them that makes one
+		// (a comm takes anything before it, so an earlier start would
+		// swallow an unreadable line into it).
+		joined := false
+		for i := len(held) - 1; i >= 0 && !joined; i-- {
+			var b strings.Builder
+			for _, h := range held[i:] {
+				b.WriteString(strings.TrimRight(h.Text, " \t"))
+				b.WriteByte(' ')
+			}
+			b.WriteString(strings.TrimLeft(line, " \t"))
+			jev, jname, jerr := parseLine(b.String(), held[i].Line, f, st, strs)
+			if jerr != nil {
+				continue
+			}
+			held = held[:i]
+			if err := flush(); err != nil {
+				return st, err
+			}
+			if err := take(jev, jname); err != nil {
+				return st, err
+			}
+			joined = true
+		}
+		if joined {
+			continue
+		}
+		if len(held) == maxWrap-1 {
+			if err := flush(); err != nil {
+				return st, err
+			}
+		}
+		held = append(held, pe)
 	}
+}
+
+// maxWrap is the most lines one event line is taken to be wrapped in.
+const maxWrap = 4
+
+// unquoteMail drops the "> " marks a mail reply puts before the lines it
+// quotes (no trace line starts with '>').
+func unquoteMail(line string) string {
+	t := strings.TrimLeft(line, " \t")
+	if t == "" || t[0] != '>' {
+		return line
+	}
+	for t != "" && t[0] == '>' {
+		t = strings.TrimLeft(t[1:], " \t")
+	}
+	return t
+}
+
+// isNoise reports whether a line carries no event: a header, a note, an
+// elision, a latency tracer's stack trace.
+func isNoise(line string) bool {
+	if noiseLine.MatchString(line) {
+		return true
+	}
+	t := strings.TrimSpace(line)
+	return strings.HasPrefix(t, "=> ") || strings.HasSuffix(t, ": <stack trace>") || strings.HasSuffix(t, ": <user stack trace>")
 }
 
 // parseLine reads one event line. A well-formed line of an event type the
@@ -287,8 +392,12 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 		return bad("CPU number out of range")
 	}
 	ev.cpu = int32(cpu)
-	if ev.ts, err = parseSeconds(tsS); err != nil {
+	var ticks bool
+	if ev.ts, ticks, err = parseSeconds(tsS); err != nil {
 		return bad(err.Error())
+	}
+	if ticks {
+		st.ticks++
 	}
 	if len(flags) >= 3 {
 		switch flags[2] {
@@ -394,13 +503,60 @@ func parseLine(line string, lineNo int, f Format, st *textStats, strs *strTable)
 }
 
 // switchState reads a prev_state: the kernel's letters as they are
-// ("R+" preempted, "S|D", ...); a raw number (trace-cmd report -R, old
-// perf) is 0 for running, else a sleep.
+// ("R+" preempted, "S|D", "D|K", ...), or a number (trace-cmd report
+// without the event's print format or with -R, old perf), made letters.
 func switchState(s string) string {
-	if s == "0" || s == "0x0" {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return s
+	}
+	var n uint64
+	var err error
+	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+		n, err = strconv.ParseUint(h, 16, 64)
+	} else {
+		n, err = strconv.ParseUint(s, 10, 64)
+	}
+	if err != nil {
+		return s
+	}
+	return stateLetters(n)
+}
+
+// stateLetters turns a numeric prev_state into the letters the kernel's
+// TP_printk prints, as include/trace/events/sched.h's
+// __trace_sched_switch_state makes the number:
+//
+//   - since 4.14, the reported state's bit (S 0x1, D 0x2, T 0x4, t 0x8,
+//     X 0x10, Z 0x20, P 0x40, I 0x80; 0 is R) or TASK_REPORT_MAX (0x100)
+//     alone for a preempted task, printed "R+";
+//   - before, the task's raw state (S 1, D 2, T 4, t 8, Z 16, X 32, x 64,
+//     K 128, W 256, P 512, and in 4.2 to 4.13 N 1024), TASK_RUNNING |
+//     TASK_STATE_MAX (1024, 2048 or 4096 as states were added) for a
+//     preempted task.
+//
+// A number with bits above 0x1ff is of the older kind; else the newer
+// table is used (the two agree on S, D, T, t; 0x10 and 0x20 are an exit
+// in both; 0x40 is read as P, a parked kernel thread, not the older x).
+// What the import needs is only R (runnable), an exit (X, Z, x) or a
+// sleep (anything else).
+func stateLetters(n uint64) string {
+	if n == 0 {
 		return "R"
 	}
-	return s
+	names, low := []string{"S", "D", "T", "t", "X", "Z", "P", "I"}, n&0xff // ≥ 4.14
+	if n > 0x1ff {
+		names, low = []string{"S", "D", "T", "t", "Z", "X", "x", "K", "W", "P"}, n&0x3ff
+	}
+	if low == 0 {
+		return "R+" // TASK_REPORT_MAX or TASK_STATE_MAX: preempted
+	}
+	var parts []string
+	for i, name := range names {
+		if low&(1<<i) != 0 {
+			parts = append(parts, name)
+		}
+	}
+	return strings.Join(parts, "|")
 }
 
 // clampInt32 keeps a number in int32 (a nice value of a Chrome export).
@@ -420,32 +576,47 @@ func cpuField(s string) int32 {
 }
 
 // parseSeconds reads "<secs>.<frac>" as ns (digits past the ninth
-// decimal are dropped).
-func parseSeconds(s string) (int64, error) {
-	sec, frac, _ := strings.Cut(s, ".")
+// decimal are dropped), "<n>us<mark>" (the latency format's µs since the
+// trace began) as n µs, and an integer (a tick-counting trace clock) as
+// that many ns; ticks says it was an integer.
+func parseSeconds(s string) (ns int64, ticks bool, err error) {
+	if us, ok := strings.CutSuffix(strings.TrimRight(s, " +!#*@$"), "us"); ok {
+		n, err := strconv.ParseInt(us, 10, 64)
+		if err != nil || n > 9e12 {
+			return 0, false, fmt.Errorf("timestamp %s out of range", s)
+		}
+		return n * 1000, false, nil
+	}
+	sec, frac, dot := strings.Cut(s, ".")
+	if !dot {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n > 9e18 {
+			return 0, false, fmt.Errorf("timestamp %s out of range", s)
+		}
+		return n, true, nil
+	}
 	if len(sec) > 10 {
-		return 0, fmt.Errorf("timestamp %s out of range", s)
+		return 0, false, fmt.Errorf("timestamp %s out of range", s)
 	}
 	secs, err := strconv.ParseInt(sec, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("timestamp %s not understood", s)
+		return 0, false, fmt.Errorf("timestamp %s not understood", s)
 	}
 	if secs > 9e9 {
-		return 0, fmt.Errorf("timestamp %s out of range", s)
+		return 0, false, fmt.Errorf("timestamp %s out of range", s)
 	}
 	if len(frac) > 9 {
 		frac = frac[:9]
 	}
-	ns := int64(0)
 	if frac != "" {
 		n, err := strconv.ParseInt(frac, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("timestamp %s not understood", s)
+			return 0, false, fmt.Errorf("timestamp %s not understood", s)
 		}
 		for i := len(frac); i < 9; i++ {
 			n *= 10
 		}
 		ns = n
 	}
-	return secs*1e9 + ns, nil
+	return secs*1e9 + ns, false, nil
 }

@@ -187,7 +187,7 @@ func TestOutOfOrderTextIsMergedByTime(t *testing.T) {
 	slices.SortStableFunc(byCPU, func(a, b string) int { return strings.Compare(cpu(a), cpu(b)) })
 	ts := map[string]int64{}
 	for _, l := range evs {
-		v, err := parseSeconds(tsField.FindStringSubmatch(l)[1])
+		v, _, err := parseSeconds(tsField.FindStringSubmatch(l)[1])
 		if err != nil {
 			t.Fatal(err)
 		}

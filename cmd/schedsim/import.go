@@ -33,7 +33,7 @@ func importFlagSet(f *importFlags) *flag.FlagSet {
 	fs := newFlagSet("import")
 	fs.StringVar(&f.out, "o", "", "write the workload JSON to `FILE` (default stdout)")
 	fs.StringVar(&f.out, "out", "", "the same as -o `FILE`")
-	fs.StringVar(&f.format, "format", "auto", "input `FORMAT`: auto, ftrace (trace, trace_pipe, trace-cmd report, .ftrace.txt), perf (perf sched script), chrome (this simulator's .json/.json.gz)")
+	fs.StringVar(&f.format, "format", "auto", "input `FORMAT`: auto, ftrace (trace, trace_pipe, trace-cmd report, .ftrace.txt), perf (perf sched script), chrome (this simulator's .json/.json.gz, or a JSON trace whose systemTraceEvents holds ftrace text: Perfetto's traceconv json)")
 	fs.BoolVar(&f.keepKthreads, "keep-kthreads", false, "keep kernel threads (kworker/*, ksoftirqd/*, migration/*, rcu_*, ...) as tasks")
 	fs.BoolVar(&f.force, "force", false, "replace an existing -o file")
 	fs.BoolVar(&f.spec, "spec", false, "write the workload spec trace:b64=... (for the page's workload field or a share link) instead of the JSON")
