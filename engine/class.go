@@ -226,6 +226,10 @@ type fairRules struct {
 	// curr only when its deadline is strictly the earliest (6.12.117's
 	// pick_eevdf; v6.6's __pick_eevdf kept curr on ties).
 	pickStrictCurr bool
+	// yieldTask is the era's yield_task_fair for curr t of c, which has
+	// other tasks queued (yield.go); nil: the era has no fair yield
+	// modelled (the O(1) class).
+	yieldTask func(s *Sim, c *cpu, t *Task)
 }
 
 // An eraDef is what the engine builds for an era: its class and its core
@@ -243,7 +247,7 @@ var eraDefs = map[knob.Era]eraDef{
 		coreRules{nohz: true, cpuidle: true, smtNiceSlices: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling, wakerRecentUsed: true, imbalancePct: domImbalancePct,
-			balancer: balancer52,
+			balancer: balancer52, yieldTask: (*Sim).yieldTaskSkipBuddy,
 		}},
 	knob.EraO1: {func(s *Sim) schedClass { return o1V267{s} }, coreRules{}, fairRules{}},
 	// 6.1: CFS with the v6.x wakeup path and the v5.5+ balancer, each
@@ -253,14 +257,14 @@ var eraDefs = map[knob.Era]eraDef{
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
-			nodeReclaimDistance: true, newidleDetachOne: true,
+			nodeReclaimDistance: true, newidleDetachOne: true, yieldTask: (*Sim).yieldTaskSkipBuddy,
 		}},
 	knob.Era66: {func(s *Sim) schedClass { return eevdfV66{s} },
 		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
-			nodeReclaimDistance: true, newidleDetachOne: true,
+			nodeReclaimDistance: true, newidleDetachOne: true, yieldTask: (*Sim).yieldTaskDeadline,
 		}},
 	// 6.12 (Debian's 6.12.117): EEVDF with delayed dequeue
 	// (eevdf612.go), 6.6's wakeup path (SIS_PROP is absent in the era's
@@ -273,6 +277,7 @@ var eraDefs = map[knob.Era]eraDef{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
 			nodeReclaimDistance: true, newidleDetachOne: true, customSlices: true, newidleRandom: true, pickStrictCurr: true,
+			yieldTask: (*Sim).yieldTaskDeadline,
 		}},
 }
 
