@@ -163,7 +163,14 @@ type RTAppTask struct {
 	// CPUs is the affinity; nil: the spec's cpus (default all).
 	CPUs []int
 	// Delay before the first loop, ns.
-	Delay  int64
+	Delay int64
+	// Slice is the custom slice "dl-runtime" asks for (ns; 0: none):
+	// rt-app passes it to a SCHED_OTHER thread as sched_attr.sched_runtime,
+	// which Linux 6.12 makes the task's slice (engine.TaskSpec.Slice).
+	Slice int64
+	// Forked: some "fork" event creates threads of this task at run time
+	// (besides its Instances created at start).
+	Forked bool
 	Phases []RTAppPhase
 	line   int
 }
@@ -172,19 +179,25 @@ type RTAppTask struct {
 type RTAppPhase struct {
 	Name string
 	// Loop is how many times the phase's events run in a row; -1: forever.
-	Loop   int64
+	Loop int64
+	// CPUs is the phase's affinity, set when the phase starts; nil: the
+	// task's (rt-app's set_thread_affinity: phase, else task, else the
+	// thread's affinity when it first ran).
+	CPUs   []int
 	Events []RTAppEvent
 }
 
 // RTAppEvent is one event. Kind is the canonical event name ("run",
 // "runtime", "sleep", "timer", "resume", "suspend", "signal", "broad",
-// "wait", "sync", "barrier", "lock", "unlock"); Key is the key as written.
+// "wait", "sync", "barrier", "lock", "unlock", "sem_post", "sem_wait",
+// "yield", "fork"); Key is the key as written.
 type RTAppEvent struct {
 	Key  string
 	Kind string
 	// NS is the duration of run/runtime/sleep and the period of timer.
 	NS int64
-	// Ref names the timer, task, condition variable, barrier or mutex.
+	// Ref names the timer, task, condition variable, barrier, mutex or
+	// semaphore.
 	Ref string
 	// Mutex is the mutex of wait/sync ("" when none).
 	Mutex string
@@ -207,7 +220,7 @@ func (a *RTApp) Threads() int {
 func (a *RTApp) Finite() bool {
 	for i := range a.Tasks {
 		t := &a.Tasks[i]
-		if t.Instances == 0 {
+		if t.Instances == 0 && !t.Forked {
 			continue
 		}
 		if t.Loop < 0 {
