@@ -336,6 +336,11 @@ func (t *Task) Migrations() int64 { return t.migrations }
 // Wakeups is how many times the task was woken.
 func (t *Task) Wakeups() int64 { return t.wakeups }
 
+// CustomSlice is the slice the task asked for with sched_setattr
+// (se->custom_slice, era 6.12; TaskSpec.Slice after the kernel's clamp),
+// 0 when none.
+func (t *Task) CustomSlice() int64 { return t.customSlice }
+
 // State returns the task's state.
 func (t *Task) State() TaskState { return t.state }
 
