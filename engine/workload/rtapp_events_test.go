@@ -173,3 +173,15 @@ func TestRTAppCustomSlice(t *testing.T) {
 		t.Errorf("dl-runtime on era 6.6: %v", err)
 	}
 }
+
+// A resume of a name that only suspends wait on (rt-app's older
+// browser-*.json) wakes them through the named condition and touches no
+// thread.
+func TestRTAppResumeOfANamedSuspend(t *testing.T) {
+	s := rtSim(t, rtFourCPUs(t), true)
+	w := buildRT(t, s, `{"tasks": {"a": {"run": 10, "suspend": "X"}, "b": {"run": 10, "sleep": 1000, "resume": "X"}}}`)
+	s.RunUntil(20 * engine.Millisecond)
+	if n := w.thread(t, "a").iters; n < 10 {
+		t.Errorf("the suspended thread made %d loops in 20 ms, want about 20", n)
+	}
+}

@@ -179,6 +179,9 @@ func (t *rtThread) do(ctx *engine.Ctx, op *rtOp) (engine.Action, bool) {
 		}
 	case "resume":
 		t.nextEvent()
+		if op.targets == nil {
+			break // a name only suspends wait on: the broad after it wakes them
+		}
 		for _, x := range op.targets.threads {
 			// rt-app broadcasts the target's condition variable: a
 			// thread not suspended at that moment misses it.
