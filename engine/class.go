@@ -239,6 +239,10 @@ type fairRules struct {
 	// curr only when its deadline is strictly the earliest (6.12.117's
 	// pick_eevdf; v6.6's __pick_eevdf kept curr on ties).
 	pickStrictCurr bool
+	// yieldTask is the era's yield_task_fair for curr t of c, which has
+	// other tasks queued (yield.go); nil: the era has no fair yield
+	// modelled (the O(1) class).
+	yieldTask func(s *Sim, c *cpu, t *Task)
 }
 
 // An eraDef is what the engine builds for an era: its class and its core
@@ -256,7 +260,7 @@ var eraDefs = map[knob.Era]eraDef{
 		coreRules{nohz: true, cpuidle: true, smtNiceSlices: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling, wakerRecentUsed: true, imbalancePct: domImbalancePct,
-			balancer: balancer52,
+			balancer: balancer52, yieldTask: (*Sim).yieldTaskSkipBuddy,
 		}},
 	knob.EraO1: {func(s *Sim) schedClass { return o1V267{s} }, coreRules{noRT: "2.6.7 keeps RT priorities in its own O(1) arrays (kernel/sched.c), which are not modelled"}, fairRules{}},
 	// 6.1: CFS with the v6.x wakeup path and the v5.5+ balancer, each
@@ -266,14 +270,14 @@ var eraDefs = map[knob.Era]eraDef{
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
-			nodeReclaimDistance: true, newidleDetachOne: true,
+			nodeReclaimDistance: true, newidleDetachOne: true, yieldTask: (*Sim).yieldTaskSkipBuddy,
 		}},
 	knob.Era66: {func(s *Sim) schedClass { return eevdfV66{s} },
 		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true, rtDistribute: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
-			nodeReclaimDistance: true, newidleDetachOne: true,
+			nodeReclaimDistance: true, newidleDetachOne: true, yieldTask: (*Sim).yieldTaskDeadline,
 		}},
 	// 6.12 (Debian's 6.12.117): EEVDF with delayed dequeue
 	// (eevdf612.go), 6.6's wakeup path (SIS_PROP is absent in the era's
@@ -287,6 +291,7 @@ var eraDefs = map[knob.Era]eraDef{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
 			nodeReclaimDistance: true, newidleDetachOne: true, customSlices: true, newidleRandom: true, pickStrictCurr: true,
+			yieldTask: (*Sim).yieldTaskDeadline,
 		}},
 }
 

@@ -18,14 +18,20 @@ func (s cfs) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision {
 }
 
 // pickNextTask is pick_next_entity after put_prev: the leftmost task, unless
-// the last buddy (the task a wakeup preempted) or next buddy (the wakee
-// that preempted) is within a wakeup granularity of it.
+// it is the skip buddy (it yielded) and the second is close enough, or the
+// last buddy (the task a wakeup preempted) or next buddy (the wakee that
+// preempted) is within a wakeup granularity of it.
 func (s cfs) pickNextTask(c *cpu) *Task {
 	if len(c.tree) == 0 {
 		return nil
 	}
 	left := c.tree[0]
 	se := left
+	// Avoid running the skip buddy (the task that yielded) if the next
+	// one is within a wakeup granularity of it (v5.2 pick_next_entity).
+	if c.skipBuddy == left && len(c.tree) > 1 && s.wakeupPreemptLatency(c.tree[1], left) < 1 {
+		se = c.tree[1]
+	}
 	// pick_next_entity calls the same wakeup_preempt_entity as wakeup
 	// preemption, so LN_PREEMPT's offsets also decide the buddies.
 	if c.lastBuddy != nil && c.lastBuddy.state == TaskRunnable && c.lastBuddy.cpu == c.id &&

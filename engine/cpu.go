@@ -33,6 +33,7 @@ type cpu struct {
 	minVruntime int64
 	nextBuddy   *Task
 	lastBuddy   *Task
+	skipBuddy   *Task // cfs_rq->skip: the task that yielded (CFS eras; yield.go)
 	needResched bool
 	// EEVDF (era 6.6): Σ (v_i - min_vruntime)·w_i and Σ w_i over the
 	// tree (cfs_rq->avg_vruntime, avg_load).
@@ -478,6 +479,9 @@ func (s *Sim) startAction(c *cpu, t *Task) bool {
 		}
 	case ActExit:
 		s.exitCurr(c, t)
+		return false
+	case ActYield:
+		s.yieldCurr(c, t)
 		return false
 	default:
 		panic(fmt.Sprintf("engine: task %q returned unknown action kind %d", t.Name, kind))

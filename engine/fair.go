@@ -397,6 +397,9 @@ func (s *Sim) clearBuddies(c *cpu, t *Task) {
 	if c.lastBuddy == t {
 		c.lastBuddy = nil
 	}
+	if c.skipBuddy == t {
+		c.skipBuddy = nil
+	}
 }
 
 // checkPreemptNew handles a newly forked task on c (check_preempt_curr

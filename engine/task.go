@@ -47,6 +47,10 @@ const (
 	ActWake
 	// ActExit ends the task.
 	ActExit
+	// ActYield is sched_yield(2): the era's yield_task_fair, then
+	// schedule() (yield.go). Only for an era whose Sim.YieldModelled
+	// says so.
+	ActYield
 )
 
 // Action is one step of a task program.
@@ -96,6 +100,9 @@ func WakeStamped(target TaskID, sync bool, stamp int64) Action {
 
 // Exit returns the exit action.
 func Exit() Action { return Action{Kind: ActExit} }
+
+// Yield returns a sched_yield action.
+func Yield() Action { return Action{Kind: ActYield} }
 
 // Program is the behaviour of a simulated thread. Next is called whenever
 // the previous action has completed (including right after a wakeup from
@@ -218,6 +225,18 @@ func (c *Ctx) SpawnReserved(spec TaskSpec) (TaskID, error) {
 	return id, err
 }
 
+// SetAffinity is sched_setaffinity(0, mask) from the task's own program
+// (Sim.SetAffinity on the caller): when the CPU it runs on is no longer
+// allowed, the migration stopper pushes it to an allowed one at once,
+// before the action the program returns next starts doing any work, as
+// the kernel's __set_cpus_allowed_ptr makes the caller wait for
+// migration_cpu_stop (stop_one_cpu in v5.2; affine_move_task in 6.x).
+// The program's next action then runs (or blocks) there.
+func (c *Ctx) SetAffinity(mask cpumask.Mask) error { return c.sim.SetAffinity(c.task.ID, mask) }
+
+// Allowed is the calling task's affinity mask (do not modify it).
+func (c *Ctx) Allowed() cpumask.Mask { return c.task.allowed }
+
 // Exited reports whether task id has exited.
 func (c *Ctx) Exited(id TaskID) bool { return c.sim.tasks[id].state == TaskExited }
 
@@ -322,6 +341,11 @@ func (t *Task) Migrations() int64 { return t.migrations }
 
 // Wakeups is how many times the task was woken.
 func (t *Task) Wakeups() int64 { return t.wakeups }
+
+// CustomSlice is the slice the task asked for with sched_setattr
+// (se->custom_slice, era 6.12; TaskSpec.Slice after the kernel's clamp),
+// 0 when none.
+func (t *Task) CustomSlice() int64 { return t.customSlice }
 
 // State returns the task's state.
 func (t *Task) State() TaskState { return t.state }

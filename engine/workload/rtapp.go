@@ -32,15 +32,24 @@
 //     "loop" (-1 forever, or N ≥ 1), "priority" or "nice" (the nice value,
 //     -20..19, as rt-app uses priority for SCHED_OTHER), "cpus" (array of
 //     CPU ids: the affinity), "policy" (SCHED_OTHER only), "delay" (µs
-//     before the first loop), and either events directly in the task or
-//     "phases": an ordered object of phases, each with "loop" (default 1,
-//     -1 forever) and events. A task's "loop" counts passes over all its
-//     phases; without "phases" it counts passes over its events.
-//     "nodes_membind"/"membind_nodes" are accepted and ignored (no memory
-//     model). Phase-level "policy" must be SCHED_OTHER and phase-level
-//     "cpus"/"priority"/"nice" must equal the task's (the engine cannot
-//     change a running task's affinity or nice from its program).
-//   - events, run in file order:
+//     before the first loop), "dl-runtime" (µs: the custom slice rt-app
+//     requests for a SCHED_OTHER thread with sched_attr.sched_runtime,
+//     engine.TaskSpec.Slice: era 6.12), and either events directly in the
+//     task or "phases": an ordered object of phases, each with "loop"
+//     (default 1, -1 forever), "cpus" (the affinity while the phase runs;
+//     without it the task's: rt-app's set_thread_affinity, a
+//     sched_setaffinity at the phase loop when the mask changes,
+//     engine.Ctx.SetAffinity) and events. A task's "loop" counts passes
+//     over all its phases; without "phases" it counts passes over its
+//     events. Read and ignored: "util_min"/"util_max" (uclamp steers
+//     only frequency and asymmetric-capacity placement, neither
+//     simulated), "dl-period"/"dl-deadline"/"period"/"deadline" (rt-app
+//     gives a SCHED_OTHER thread only the runtime),
+//     "nodes_membind"/"membind_nodes" (no memory binding). Phase-level
+//     "policy" must be SCHED_OTHER and phase-level "priority"/"nice" must
+//     equal the task's (the engine cannot renice a running task).
+//   - events, run in file order; as in rt-app, a key is an event when it
+//     starts with the event's name ("run1", "run_long"):
 //     "run" (µs of CPU work: engine.Run, slowed by a busy SMT sibling),
 //     "runtime" (µs of wall-clock busy loop: engine.Spin, as rt-app
 //     checks the clock), "sleep" (µs timer sleep, plus timer slack),
@@ -72,6 +81,14 @@
 //     "lock"/"unlock" "ref": a mutex as glibc implements it — a contended
 //     lock blocks, unlock wakes the longest waiter, which retries (another
 //     thread may take the mutex first).
+//     "sem_post"/"sem_wait" "ref": a counting semaphore, initial count 0,
+//     as glibc's (a post raises the count and wakes the longest waiter,
+//     which retries); posts are remembered.
+//     "yield": sched_yield (engine.Yield: the era's yield_task_fair).
+//     "fork" "task": creates one thread of the task there (rt-app's
+//     create_thread, named "task-<index>-<nforks>"), its first affinity
+//     the forker's; its tasks' threads are counted, and refused beyond
+//     rt-app's FORKS_LIMIT (1024 forks of a task).
 //
 // The spec's common keys still apply: nice= and cpus= are the defaults
 // for tasks whose file entry sets no "priority"/"nice" or "cpus";
@@ -83,18 +100,22 @@
 // exit marks it finished (Sim.AllFinished).
 //
 // Rejected with an error naming the task, phase and field: policies other
-// than SCHED_OTHER (SCHED_FIFO, SCHED_RR, SCHED_DEADLINE, SCHED_IDLE) and
-// their "dl-runtime"/"dl-period"/"dl-deadline"/"period"/"deadline" keys,
-// "util_min"/"util_max" (uclamp is not modelled), "taskgroup" (no
-// cgroups), the events "mem" and "iorun" (no memory or I/O model),
-// "yield" (no sched_yield in the engine) and "fork" (threads are created
-// at start only), phase-level affinity or nice changes, unknown keys, and
-// references that cannot work: a resume of an unknown task, a suspend
-// nobody resumes, a wait nobody signals, a signal nobody waits for, an
-// unlock of a mutex the task never locks, a lock it never unlocks, and a
-// lock of a mutex the thread already holds at that point of its events
-// (including the next pass of a loop): rt-app's mutexes are not
-// recursive, so the thread would block there forever.
+// than SCHED_OTHER (SCHED_FIFO, SCHED_RR, SCHED_DEADLINE: only the fair
+// class is simulated; SCHED_BATCH, SCHED_IDLE: their rules are not
+// modelled), "taskgroup" (no cgroups), the events "mem", "memrun" and
+// "iorun" (no memory or I/O model), "yield" on an era without a modelled
+// sched_yield (2.6-o1), per-phase nice or slice changes, rt-app's old
+// task grammar ("exec", "lock_order", "resources", which current rt-app
+// does not read either), unknown keys, and references that cannot work: a
+// resume of an unknown task, a suspend nobody resumes, a wait nobody
+// signals, a sem_wait on a semaphore nobody posts, a signal nobody waits
+// for, a fork of an unknown task or one without end, a barrier in a
+// forked task (rt-app counts barrier parties at parse time), an unlock of
+// a mutex the task never locks, a lock it never unlocks, and a lock of a
+// mutex the thread already holds at that point of its events (including
+// the next pass of a loop): rt-app's mutexes are not recursive, so the
+// thread would block there forever. README.md's "rt-app grammar" lists
+// every key.
 //
 // Each phase loop that took no simulated time at all (for example only
 // lost signals and a timer already behind) is charged rtappGuardNS of
@@ -163,7 +184,14 @@ type RTAppTask struct {
 	// CPUs is the affinity; nil: the spec's cpus (default all).
 	CPUs []int
 	// Delay before the first loop, ns.
-	Delay  int64
+	Delay int64
+	// Slice is the custom slice "dl-runtime" asks for (ns; 0: none):
+	// rt-app passes it to a SCHED_OTHER thread as sched_attr.sched_runtime,
+	// which Linux 6.12 makes the task's slice (engine.TaskSpec.Slice).
+	Slice int64
+	// Forked: some "fork" event creates threads of this task at run time
+	// (besides its Instances created at start).
+	Forked bool
 	Phases []RTAppPhase
 	line   int
 }
@@ -172,19 +200,25 @@ type RTAppTask struct {
 type RTAppPhase struct {
 	Name string
 	// Loop is how many times the phase's events run in a row; -1: forever.
-	Loop   int64
+	Loop int64
+	// CPUs is the phase's affinity, set when the phase starts; nil: the
+	// task's (rt-app's set_thread_affinity: phase, else task, else the
+	// thread's affinity when it first ran).
+	CPUs   []int
 	Events []RTAppEvent
 }
 
 // RTAppEvent is one event. Kind is the canonical event name ("run",
 // "runtime", "sleep", "timer", "resume", "suspend", "signal", "broad",
-// "wait", "sync", "barrier", "lock", "unlock"); Key is the key as written.
+// "wait", "sync", "barrier", "lock", "unlock", "sem_post", "sem_wait",
+// "yield", "fork"); Key is the key as written.
 type RTAppEvent struct {
 	Key  string
 	Kind string
 	// NS is the duration of run/runtime/sleep and the period of timer.
 	NS int64
-	// Ref names the timer, task, condition variable, barrier or mutex.
+	// Ref names the timer, task, condition variable, barrier, mutex or
+	// semaphore.
 	Ref string
 	// Mutex is the mutex of wait/sync ("" when none).
 	Mutex string
@@ -207,7 +241,7 @@ func (a *RTApp) Threads() int {
 func (a *RTApp) Finite() bool {
 	for i := range a.Tasks {
 		t := &a.Tasks[i]
-		if t.Instances == 0 {
+		if t.Instances == 0 && !t.Forked {
 			continue
 		}
 		if t.Loop < 0 {

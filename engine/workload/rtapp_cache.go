@@ -124,6 +124,7 @@ func (a *RTApp) clone() *RTApp {
 		phases := make([]RTAppPhase, len(t.Phases))
 		for j, p := range t.Phases {
 			p.Events = append([]RTAppEvent(nil), p.Events...)
+			p.CPUs = append([]int(nil), p.CPUs...)
 			phases[j] = p
 		}
 		t.Phases = phases

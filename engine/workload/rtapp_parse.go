@@ -15,29 +15,29 @@ import (
 
 // ---- parsing ----
 
-// rtappEvents are the event names, longest prefix first ("runtime" before
-// "run"); unsupported ones carry the reason they are refused.
+// rtappEvents are the event names of rt-app's parser (the events table of
+// src/rt-app_parse_config.c), longest prefix first ("runtime" before
+// "run", "memrun" before "mem"); unsupported ones carry the reason they
+// are refused.
 var rtappEvents = []struct{ name, refused string }{
 	{"runtime", ""}, {"run", ""}, {"sleep", ""}, {"timer", ""},
 	{"resume", ""}, {"suspend", ""}, {"signal", ""}, {"broad", ""},
 	{"wait", ""}, {"sync", ""}, {"barrier", ""}, {"lock", ""}, {"unlock", ""},
-	{"mem", "memory load is not modelled"},
+	{"sem_post", ""}, {"sem_wait", ""}, {"yield", ""}, {"fork", ""},
+	{"memrun", "memory access load (read, write, pointer chase) is not modelled"},
+	{"mem", "memory bandwidth load is not modelled"},
 	{"iorun", "I/O load is not modelled"},
-	{"yield", "the engine has no sched_yield"},
-	{"fork", "threads are only created at start"},
 }
 
-const rtappSupportedEvents = "run, runtime, sleep, timer, resume, suspend, signal, broad, wait, sync, barrier, lock, unlock (each optionally followed by digits, e.g. run1)"
+const rtappSupportedEvents = "run, runtime, sleep, timer, resume, suspend, signal, broad, wait, sync, barrier, lock, unlock, sem_post, sem_wait, yield, fork (a key is an event when it starts with an event name, e.g. run1 or run_long)"
 
-// eventKind maps a key to its event name: the name itself or the name
-// followed by digits (workgen's renaming of duplicates).
+// eventKind maps a key to its event name: as in rt-app's obj_is_event
+// (strncmp of the event name), any key that starts with an event name is
+// that event, e.g. "run1" (workgen's renaming of duplicates) or
+// "memrun_a" (the tutorial's).
 func eventKind(key string) (name, refused string, ok bool) {
 	for _, e := range rtappEvents {
-		if !strings.HasPrefix(key, e.name) {
-			continue
-		}
-		suffix := key[len(e.name):]
-		if strings.Trim(suffix, "0123456789") == "" {
+		if strings.HasPrefix(key, e.name) {
 			return e.name, e.refused, true
 		}
 	}
@@ -156,6 +156,9 @@ func parseRTAppRoot(root *jNode) (*RTApp, error) {
 	if err := app.checkRefs(); err != nil {
 		return nil, err
 	}
+	if err := app.checkForks(); err != nil {
+		return nil, err
+	}
 	return app, nil
 }
 
@@ -242,27 +245,48 @@ func checkPolicy(n *jNode) error {
 	switch n.str {
 	case "SCHED_OTHER":
 		return nil
-	case "SCHED_FIFO", "SCHED_RR", "SCHED_DEADLINE", "SCHED_IDLE":
+	case "SCHED_FIFO", "SCHED_RR", "SCHED_DEADLINE":
 		return fmt.Errorf("%q is not supported: the simulator models only the fair class (use SCHED_OTHER)", n.str)
+	case "SCHED_BATCH", "SCHED_IDLE":
+		return fmt.Errorf("%q is not supported: the fair class's %s rules (%s) are not modelled (use SCHED_OTHER)", n.str, n.str, map[string]string{
+			"SCHED_BATCH": "no wakeup preemption by a batch task, no buddies",
+			"SCHED_IDLE":  "minimal weight, preempted by any other fair task"}[n.str])
 	}
-	return fmt.Errorf("%q is not a policy (rt-app knows SCHED_OTHER, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE; only SCHED_OTHER is supported)", n.str)
+	return fmt.Errorf("%q is not a policy (rt-app knows SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE; only SCHED_OTHER is supported)", n.str)
 }
 
 // rejectedKey returns why a task or phase key is refused, or "".
 func rejectedKey(key string) string {
 	switch key {
-	case "util_min", "util_max":
-		return "utilization clamping is not modelled"
 	case "taskgroup":
 		return "task groups (cgroups) are not modelled"
-	case "dl-runtime", "dl-period", "dl-deadline", "period", "deadline":
-		return "it only applies to SCHED_DEADLINE, which is not supported"
 	}
 	return ""
 }
 
-const rtappTaskFields = "instance, loop, delay, priority, nice, policy, cpus, phases; ignored: nodes_membind, membind_nodes"
-const rtappPhaseFields = "loop, policy, priority, nice, cpus; ignored: nodes_membind, membind_nodes"
+// rtappOldGrammar are keys of rt-app's old task grammar ("exec",
+// "period", "deadline", "lock_order", "resources" per task: the
+// doc/examples/merge thread files still use it). Current rt-app does not
+// read it either: parse_task_data ignores "exec", and obj_is_event takes
+// "lock_order" for a "lock" event whose array value makes rt-app exit
+// ("Unknown or mismatch lock_order event type").
+var rtappOldGrammar = []string{"exec", "lock_order", "resources"}
+
+// checkUclamp validates util_min/util_max as rt-app's parse_sched_data
+// does (-1: unchanged, else at most 1024); the value is then ignored:
+// uclamp only steers CPU frequency (schedutil) and placement on CPUs of
+// unequal capacity (EAS, util_fits_cpu), and the engine models neither,
+// so on its machines it changes no scheduling decision.
+func checkUclamp(f *jField) error {
+	v, err := f.val.integer()
+	if err != nil || v < -1 || v > 1024 {
+		return fmt.Errorf("%s: must be an integer 0..1024 (or -1: unchanged)", f.key)
+	}
+	return nil
+}
+
+const rtappTaskFields = "instance, loop, delay, priority, nice, policy, cpus, phases, dl-runtime (the custom slice); ignored: util_min, util_max, dl-period, dl-deadline, period, deadline, nodes_membind, membind_nodes"
+const rtappPhaseFields = "loop, policy, priority, nice, cpus; ignored: util_min, util_max, nodes_membind, membind_nodes"
 
 func parseTask(name string, line int, n *jNode) (RTAppTask, error) {
 	p := place{task: name}
@@ -273,6 +297,14 @@ func parseTask(name string, line int, n *jNode) (RTAppTask, error) {
 	if n.kind != jObject {
 		return t, p.errf(n.line, "must be an object, got %s", n.kindName())
 	}
+	for i := range n.fields {
+		f := &n.fields[i]
+		for _, k := range rtappOldGrammar {
+			if f.key == k {
+				return t, p.errf(f.line, "field %q is rt-app's old task grammar (exec, period, deadline, lock_order, resources), which current rt-app does not read either: its parser ignores \"exec\" and takes \"lock_order\" for a \"lock\" event, then exits on its array value; write the task with events (run, sleep, lock, ...)", f.key)
+			}
+		}
+	}
 	var phases *jNode
 	var loop *jField
 	var direct []*jField // events written directly in the task
@@ -280,6 +312,22 @@ func parseTask(name string, line int, n *jNode) (RTAppTask, error) {
 	for i := range n.fields {
 		f := &n.fields[i]
 		switch f.key {
+		case "dl-runtime":
+			v, err := f.val.integer()
+			if err != nil || v < 0 || v > rtappMaxUS {
+				return t, p.errf(f.line, "dl-runtime: must be an integer 0..%d (µs)", rtappMaxUS)
+			}
+			t.Slice = v * engine.Microsecond
+		case "dl-period", "dl-deadline", "period", "deadline":
+			// rt-app hands a SCHED_OTHER thread only the runtime
+			// (__set_thread_sched_other_attrs: sched_runtime).
+			if v, err := f.val.integer(); err != nil || v < 0 {
+				return t, p.errf(f.line, "%s: must be a non-negative integer (µs)", f.key)
+			}
+		case "util_min", "util_max":
+			if err := checkUclamp(f); err != nil {
+				return t, p.errf(f.line, "%v", err)
+			}
 		case "instance":
 			v, err := f.val.integer()
 			if err != nil || v < 0 || v > RTAppMaxThreads {
@@ -417,9 +465,13 @@ func parsePhase(t *RTAppTask, name string, line int, n *jNode) (RTAppPhase, erro
 			if err != nil {
 				return ph, p.errf(f.line, "cpus: %v", err)
 			}
-			if !sameCPUs(cpus, t.CPUs) {
-				return ph, p.errf(f.line, "cpus: changing affinity per phase is not supported; the engine cannot change it from a task's program (set \"cpus\" on the task)")
+			ph.CPUs = cpus
+		case "util_min", "util_max":
+			if err := checkUclamp(f); err != nil {
+				return ph, p.errf(f.line, "%v", err)
 			}
+		case "dl-runtime", "dl-period", "dl-deadline":
+			return ph, p.errf(f.line, "field %q is not supported per phase: rt-app applies a phase's scheduling parameters only with its priority, and the engine cannot renice or re-slice a running task (set \"dl-runtime\" on the task)", f.key)
 		case "nodes_membind", "membind_nodes":
 		default:
 			if why := rejectedKey(f.key); why != "" {
@@ -477,18 +529,6 @@ func parseCPUs(n *jNode) ([]int, error) {
 	return uniq, nil
 }
 
-func sameCPUs(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func parseEvent(p place, f *jField) (RTAppEvent, error) {
 	kind, refused, _ := eventKind(f.key)
 	e := RTAppEvent{Key: f.key, Kind: kind, line: f.line}
@@ -541,13 +581,16 @@ func parseEvent(p place, f *jField) (RTAppEvent, error) {
 		if e.NS == 0 {
 			return e, bad("missing \"period\" (µs)")
 		}
-	case "resume", "signal", "broad", "barrier", "lock", "unlock":
+	case "resume", "signal", "broad", "barrier", "lock", "unlock", "sem_post", "sem_wait", "fork":
 		if v.kind != jString || v.str == "" {
 			return e, bad("must be a non-empty string naming the %s", map[string]string{
 				"resume": "task to resume", "signal": "condition variable", "broad": "condition variable",
-				"barrier": "barrier", "lock": "mutex", "unlock": "mutex"}[kind])
+				"barrier": "barrier", "lock": "mutex", "unlock": "mutex",
+				"sem_post": "semaphore", "sem_wait": "semaphore", "fork": "task to fork"}[kind])
 		}
 		e.Ref = v.str
+	case "yield":
+		// rt-app reads no value ("String can be empty").
 	case "suspend":
 		if v.kind != jString {
 			return e, bad("must be a string: \"\" or the task's own name")
@@ -618,6 +661,7 @@ func (app *RTApp) checkRefs() error {
 	waited := map[string]bool{}     // cond refs with a wait/sync
 	resumed := map[string]bool{}    // task names resumed by someone
 	resumedRef := map[string]bool{} // every name a resume names
+	posted := map[string]bool{}     // semaphores with a sem_post
 	named := namedSuspends(app, threads)
 	for i := range app.Tasks {
 		t := &app.Tasks[i]
@@ -635,6 +679,8 @@ func (app *RTApp) checkRefs() error {
 						resumed[tt.Name] = true
 					}
 					resumedRef[e.Ref] = true
+				case "sem_post":
+					posted[e.Ref] = true
 				}
 			}
 		}
@@ -671,6 +717,10 @@ func (app *RTApp) checkRefs() error {
 					if !signalled[e.Ref] {
 						return p.errf(e.line, "event %q: no task signals %q (signal, broad or sync), so the wait never returns", e.Key, e.Ref)
 					}
+				case "sem_wait":
+					if !posted[e.Ref] {
+						return p.errf(e.line, "event %q: no task posts semaphore %q (sem_post), so the wait never returns", e.Key, e.Ref)
+					}
 				case "signal", "broad":
 					if !waited[e.Ref] {
 						return p.errf(e.line, "event %q: no task waits on %q (wait or sync); check the name", e.Key, e.Ref)
@@ -693,6 +743,148 @@ func (app *RTApp) checkRefs() error {
 		}
 	}
 	return nil
+}
+
+// rtappForksLimit is rt-app's FORKS_LIMIT (src/rt-app.c): the forks of
+// one "fork" name after which rt-app exits with an error.
+const rtappForksLimit = 1024
+
+// checkForks checks the "fork" events: each names a task (rt-app's
+// find_thread_data looks the task up by name), a forked task has no
+// barrier ("barrier can't be used with fork event": the number of parties
+// must be known at parse time), and the forks of a name stay within
+// rt-app's FORKS_LIMIT, counting the forks that forked threads make in
+// turn. It marks the forked tasks.
+func (app *RTApp) checkForks() error {
+	byName := map[string]int{}
+	for i := range app.Tasks {
+		byName[app.Tasks[i].Name] = i
+	}
+	some := false
+	for i := range app.Tasks {
+		t := &app.Tasks[i]
+		for _, ph := range t.Phases {
+			for _, e := range ph.Events {
+				if e.Kind != "fork" {
+					continue
+				}
+				j, ok := byName[e.Ref]
+				if !ok {
+					return place{task: t.Name, phase: ph.Name}.errf(e.line, "event %q: no task named %q to fork (known: %s)", e.Key, e.Ref, strings.Join(sortedKeys(byName), ", "))
+				}
+				app.Tasks[j].Forked, some = true, true
+			}
+		}
+	}
+	if !some {
+		return nil
+	}
+	for i := range app.Tasks {
+		t := &app.Tasks[i]
+		if !t.Forked {
+			continue
+		}
+		for _, ph := range t.Phases {
+			for _, e := range ph.Events {
+				if e.Kind == "barrier" {
+					return place{task: t.Name, phase: ph.Name}.errf(e.line, "event %q: task %q is forked, and a barrier cannot be used with fork events (rt-app counts a barrier's parties when it parses the file)", e.Key, t.Name)
+				}
+			}
+		}
+	}
+	_, err := app.forkFlow(app.forkPer())
+	return err
+}
+
+// forkFlow returns how many threads of each task fork events create in
+// all, given per (per[i][j]: the threads of task j one thread of task i
+// forks in its life, -1 without end): the threads of a task are its
+// instances and its forks, and each forks in turn; iterated to the fixed
+// point, where a cycle of forks grows past any limit.
+func (app *RTApp) forkFlow(per []map[int]int64) ([]int64, error) {
+	threads := make([]int64, len(app.Tasks))
+	for i := range app.Tasks {
+		threads[i] = int64(app.Tasks[i].Instances)
+	}
+	for range 2*len(app.Tasks) + 2 {
+		forks := make([]int64, len(app.Tasks))
+		for i, m := range per {
+			for j, n := range m {
+				if threads[i] > 0 {
+					forks[j] = satAdd(forks[j], satMul(threads[i], n))
+				}
+			}
+		}
+		changed := false
+		for j := range app.Tasks {
+			if forks[j] < 0 || forks[j] > rtappForksLimit {
+				t := &app.Tasks[j]
+				return nil, place{task: t.Name}.errf(t.line, "is forked more than rt-app's limit of %d times (FORKS_LIMIT: rt-app exits there), counting every loop of every forking thread; give the forking loops an end", rtappForksLimit)
+			}
+			if n := int64(app.Tasks[j].Instances) + forks[j]; n != threads[j] {
+				threads[j], changed = n, true
+			}
+		}
+		if !changed {
+			total := int64(0)
+			for _, n := range threads {
+				total += n
+			}
+			if total > RTAppMaxThreads {
+				return nil, place{phase: "top level"}.errf(0, "the file creates %d threads with its forks, more than %d", total, RTAppMaxThreads)
+			}
+			return forks, nil
+		}
+	}
+	return nil, place{phase: "top level"}.errf(0, "fork events form a cycle that forks without end (rt-app exits at FORKS_LIMIT, %d forks)", rtappForksLimit)
+}
+
+// forkCounts is forkFlow of the file's fork events (checked already).
+func (app *RTApp) forkCounts() []int64 {
+	forks, _ := app.forkFlow(app.forkPer())
+	return forks
+}
+
+// forkPer returns per[i][j]: how many threads of task j one thread of
+// task i forks in its life (-1: without end).
+func (app *RTApp) forkPer() []map[int]int64 {
+	per := make([]map[int]int64, len(app.Tasks))
+	byName := map[string]int{}
+	for i := range app.Tasks {
+		byName[app.Tasks[i].Name] = i
+	}
+	for i := range app.Tasks {
+		t := &app.Tasks[i]
+		for _, ph := range t.Phases {
+			for _, e := range ph.Events {
+				if e.Kind == "fork" {
+					if per[i] == nil {
+						per[i] = map[int]int64{}
+					}
+					per[i][byName[e.Ref]] = satAdd(per[i][byName[e.Ref]], satMul(t.Loop, ph.Loop))
+				}
+			}
+		}
+	}
+	return per
+}
+
+// satMul and satAdd multiply and add loop counts, -1 meaning without end.
+func satMul(a, b int64) int64 {
+	if a < 0 || b < 0 {
+		return -1
+	}
+	if a != 0 && b > (1<<40)/a {
+		return 1 << 40
+	}
+	return a * b
+}
+
+func satAdd(a, b int64) int64 {
+	if a < 0 || b < 0 {
+		return -1
+	}
+	return min(a+b, 1<<40)
 }
 
 // heldLock is where a thread took a mutex it still holds: the lock

@@ -77,6 +77,14 @@ func (t *rtThread) Next(ctx *engine.Ctx) engine.Action {
 				return engine.Sleep(d)
 			}
 		case rtIterStart:
+			// rt-app's set_thread_affinity at each phase loop: a
+			// sched_setaffinity only when the mask changes.
+			if m := t.mask(t.phase); !m.Equal(t.curMask) {
+				t.curMask = m
+				if err := ctx.SetAffinity(m); err != nil {
+					panic(fmt.Sprintf("rtapp: thread %s: %v", t.name, err)) // masks were checked at build
+				}
+			}
 			t.iterStart = ctx.Now()
 			t.ev, t.sub = 0, 0
 			t.state = rtEvent
@@ -171,7 +179,10 @@ func (t *rtThread) do(ctx *engine.Ctx, op *rtOp) (engine.Action, bool) {
 		}
 	case "resume":
 		t.nextEvent()
-		for _, x := range op.targets {
+		if op.targets == nil {
+			break // a name only suspends wait on: the broad after it wakes them
+		}
+		for _, x := range op.targets.threads {
 			// rt-app broadcasts the target's condition variable: a
 			// thread not suspended at that moment misses it.
 			if x.suspended {
@@ -252,6 +263,43 @@ func (t *rtThread) do(ctx *engine.Ctx, op *rtOp) (engine.Action, bool) {
 		if a, ok := t.park(); ok {
 			return a, true
 		}
+	case "sem_post":
+		t.nextEvent()
+		m := op.sem
+		m.count++
+		if len(m.waiters) > 0 {
+			x := m.waiters[0]
+			m.waiters = m.waiters[1:]
+			t.release(x)
+		}
+	case "sem_wait":
+		// sub 0: try; sub 1: woken by a post, try again (the count may
+		// have gone to another thread meanwhile, as with glibc).
+		m := op.sem
+		if m.count > 0 {
+			m.count--
+			t.nextEvent()
+			break
+		}
+		m.waiters = append(m.waiters, t)
+		t.sub = 1
+		if a, ok := t.park(); ok {
+			return a, true
+		}
+	case "yield":
+		t.nextEvent()
+		return engine.Yield(), true
+	case "fork":
+		switch t.sub {
+		case 0:
+			// pthread_create: the clone's kernel work, then the new
+			// thread is woken (wake_up_new_task).
+			t.sub = 1
+			return engine.KernelRun(cloneThreadNS), true
+		case 1:
+			t.nextEvent()
+			t.fork(ctx, op.fork)
+		}
 	case "lock":
 		if a, blocked, got := t.tryLock(op.mutex); got {
 			t.nextEvent()
@@ -267,4 +315,29 @@ func (t *rtThread) do(ctx *engine.Ctx, op *rtOp) (engine.Action, bool) {
 		panic("rtapp: unknown op " + op.kind)
 	}
 	return engine.Action{}, false
+}
+
+// fork creates a thread of task f (rt-app's fork event: create_thread of
+// the task's data, named "<task>-<index>-<nforks>"), inheriting the
+// forking thread's affinity as its first, which rt-app's first
+// set_thread_affinity takes for the default.
+func (t *rtThread) fork(ctx *engine.Ctx, f *rtFork) {
+	w := t.w
+	name := fmt.Sprintf("%s-%d-%04d", f.task.Name, len(w.threads), f.nforks)
+	f.nforks++
+	th := &rtThread{w: w, name: name, loop: f.task.Loop, tFirst: w.t0 + f.task.Delay,
+		timers: map[string]*rtTimer{}, exitedAt: -1, phases: f.phases,
+		taskMask: f.taskMask, defMask: ctx.Allowed().Clone()}
+	th.curMask = th.mask(0)
+	ts := f.spec
+	ts.Name, ts.Program, ts.Allowed = name, th, th.curMask
+	id, err := ctx.SpawnReserved(ts)
+	if err != nil {
+		// Unreachable: build reserved the forks checkForks counted.
+		panic(fmt.Sprintf("rtapp: fork of %s: %v", f.task.Name, err))
+	}
+	th.id = id
+	w.threads = append(w.threads, th)
+	f.group.threads = append(f.group.threads, th)
+	w.live++
 }
