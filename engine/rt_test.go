@@ -238,3 +238,27 @@ func TestRTRefusals(t *testing.T) {
 		}
 	}
 }
+
+// sched_yield of a SCHED_FIFO task puts it behind the other tasks of its
+// priority (yield_task_rt): two yielding FIFO tasks on one CPU alternate.
+func TestRTYieldAlternates(t *testing.T) {
+	s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "6.6", "IDLE_STATES", "false", "sched_rt_runtime_us", "-1")
+	s.debug = true
+	w := s.AddWorkload("y", "y")
+	yielder := func() Program {
+		n := 0
+		return ProgramFunc(func(*Ctx) Action {
+			n++
+			if n%2 == 1 {
+				return Run(100 * Microsecond)
+			}
+			return Action{Kind: ActYield}
+		})
+	}
+	a := spawnRT(t, s, w, "a", 0, cpumaskOf(s, 0), PolicyFIFO, 10, yielder())
+	b := spawnRT(t, s, w, "b", 0, cpumaskOf(s, 0), PolicyFIFO, 10, yielder())
+	s.RunUntil(100 * Millisecond)
+	if a.sumExec < 40*Millisecond || b.sumExec < 40*Millisecond {
+		t.Fatalf("yielding FIFO tasks ran %d and %d ns of 100 ms, want about half each", a.sumExec, b.sumExec)
+	}
+}

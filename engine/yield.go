@@ -30,6 +30,19 @@ func (s *Sim) YieldModelled() error {
 // yieldCurr is do_sched_yield for curr t of c: yield_task_fair, then
 // schedule(), which may pick t again.
 func (s *Sim) yieldCurr(c *cpu, t *Task) {
+	if t.rt() {
+		// yield_task_rt: requeue_task_rt(rq, curr, 0), to the tail of
+		// its priority's list.
+		s.settle(c)
+		s.updateCurr(c)
+		if len(c.rt.queue[t.kprio()]) > 1 {
+			s.rtDequeue(c, t)
+			s.rtEnqueue(c, t, false)
+			t.state = TaskRunning
+		}
+		s.schedule(c)
+		return
+	}
 	if s.fair.yieldTask == nil {
 		panic(fmt.Sprintf("engine: task %q yields, but %v", t.Name, s.YieldModelled()))
 	}
