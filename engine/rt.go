@@ -630,9 +630,11 @@ func (s *Sim) rtTick(c *cpu) bool {
 
 // RTStats are the RT class's counts over a run.
 type RTStats struct {
-	Pushes    int64 `json:"pushes"`
-	Pulls     int64 `json:"pulls"`
-	Throttles int64 `json:"throttles"`
+	// CPUPct is the RT tasks' share of all CPU time.
+	CPUPct    float64 `json:"cpu_pct"`
+	Pushes    int64   `json:"pushes"`
+	Pulls     int64   `json:"pulls"`
+	Throttles int64   `json:"throttles"`
 }
 
 // RT returns the RT class's counts, nil when the run had no RT task.
@@ -640,7 +642,20 @@ func (s *Sim) RT() *RTStats {
 	if s.rt == nil {
 		return nil
 	}
-	return &RTStats{Pushes: s.rt.pushes, Pulls: s.rt.pulls, Throttles: s.rt.throttles}
+	var ns int64
+	for _, t := range s.tasks {
+		if t.rt() {
+			ns += t.sumExec
+			if t.state == TaskRunning {
+				ns += s.now - t.execStart
+			}
+		}
+	}
+	pct := 0.0
+	if s.now > 0 {
+		pct = 100 * float64(ns) / float64(s.now*int64(s.topo.NCPU))
+	}
+	return &RTStats{CPUPct: pct, Pushes: s.rt.pushes, Pulls: s.rt.pulls, Throttles: s.rt.throttles}
 }
 
 // checkRTRQ checks c's priority array against its counts (--debug).

@@ -27,11 +27,14 @@ type Result struct {
 	// IPIs and polling wakeups, cache refills after migrations.
 	Hardware engine.HardwareStats `json:"hardware"`
 	// Delayed counts era 6.12's delayed dequeues (absent in other eras).
-	Delayed    *engine.DelayedStats `json:"delayed_dequeue,omitempty"`
-	CPUBusyPct float64              `json:"cpu_busy_pct"`
-	PerCPUBusy []float64            `json:"cpu_busy_pct_per_cpu"`
-	Events     int64                `json:"events"`
-	SimWallS   float64              `json:"sim_wall_s"`
+	Delayed *engine.DelayedStats `json:"delayed_dequeue,omitempty"`
+	// RT counts the RT class's pushes, pulls and throttling (absent
+	// without SCHED_FIFO/SCHED_RR tasks).
+	RT         *engine.RTStats `json:"rt,omitempty"`
+	CPUBusyPct float64         `json:"cpu_busy_pct"`
+	PerCPUBusy []float64       `json:"cpu_busy_pct_per_cpu"`
+	Events     int64           `json:"events"`
+	SimWallS   float64         `json:"sim_wall_s"`
 	// Warnings are what a reader of the numbers must know, one sentence
 	// each: a workload that measures wakeup (or request) latency but
 	// recorded no sample (its summary is all zeros, not a latency of 0).
@@ -116,7 +119,7 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 		Preset: c.Preset, Machine: sim.Topology().Spec.Name, Seed: c.Seed, Runs: 1,
 		DurationS: dur, Knobs: sim.Knobs().Map(), Events: sim.Events(), SimWallS: round(wallS, 3),
 		Migrations: sim.Migrations(), Balance: sim.Balance(), SharedRunq: sim.SharedRunq(),
-		Hardware: sim.Hardware(), Delayed: sim.Delayed(),
+		Hardware: sim.Hardware(), Delayed: sim.Delayed(), RT: sim.RT(),
 	}
 	for i := range r.Hardware.IdleStates {
 		r.Hardware.IdleStates[i].ResidencyPct = round(r.Hardware.IdleStates[i].ResidencyPct, 2)

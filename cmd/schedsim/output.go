@@ -52,6 +52,10 @@ func writeText(w io.Writer, cfg scenario.Config, r *scenario.Result) {
 		fmt.Fprintf(w, "delayed dequeue: %d sleeps stayed queued; %d woken there (requeued, no select_task_rq), %d dequeued by a pick, %d moved while delayed\n",
 			dd.Delayed, dd.Requeued, dd.Dequeued, dd.Migrated)
 	}
+	if rt := r.RT; rt != nil {
+		fmt.Fprintf(w, "rt class: %.2f%% of CPU time in RT tasks; %d pushes, %d pulls; throttled %d times\n",
+			rt.CPUPct, rt.Pushes, rt.Pulls, rt.Throttles)
+	}
 	b := r.Balance
 	fmt.Fprintf(w, "load balance: %d passes, %d tasks moved, %d active balances; %d context switches\n", b.Calls, b.Moved, b.ActiveBalances, b.CtxSwitches)
 	if b.NewidleSkipped > 0 {

@@ -174,6 +174,8 @@ var commonKeys = []Key{
 	{Name: "cpus", Type: CPUListKey, Default: "", Doc: "CPU affinity as a cpulist (e.g. 0-21,44-65); default all CPUs"},
 	{Name: "smt_pressure", Type: IntKey, Default: "100", Min: 10, Max: 400, Doc: "how hard each thread presses on a shared SMT core, % of the preset's nominal loop"},
 	{Name: "slice_us", Type: IntKey, Default: "0", Min: 0, Max: 100000, Doc: "EEVDF slice each thread asks for with sched_setattr (sched_runtime; era 6.12 only, clamped to 100-100000 as the kernel does); 0: the base slice"},
+	{Name: "policy", Type: EnumKey, Default: "normal", Values: []string{"normal", "fifo", "rr"}, Doc: "scheduling policy of every thread: normal (SCHED_OTHER), fifo (SCHED_FIFO) or rr (SCHED_RR); fifo and rr need rtprio"},
+	{Name: "rtprio", Type: IntKey, Default: "0", Min: 0, Max: 99, Doc: "rt_priority of every thread, 1-99 with policy fifo or rr (sched_setscheduler); 0 with normal"},
 	{Name: "wss_kb", Type: IntKey, Default: "16", Min: 0, Max: 1 << 20, Doc: "hot working set per thread, KiB: what a migration has to refill (default per kind: 16, mprime 4096, compile 1024)"},
 }
 
@@ -211,6 +213,8 @@ type Builder struct {
 	Pressure int64        // ×1024
 	WSSKB    int64        // hot working set per thread
 	SliceNS  int64        // sched_setattr slice per thread (0: base slice)
+	Policy   engine.Policy
+	RTPrio   int
 	mm       int          // the workload's address space, for ThreadSpec
 	// afterSpawn, when set (AddSpecEach), runs after every task the
 	// builder creates; its error stops the build.
@@ -281,6 +285,21 @@ func newBuilder(sp Spec, ncpu int) (*Builder, error) {
 	b.Pressure = b.Int("smt_pressure") * 1024 / 100
 	b.WSSKB = b.Int("wss_kb")
 	b.SliceNS = b.Int("slice_us") * 1000
+	b.RTPrio = int(b.Int("rtprio"))
+	switch b.raw("policy") {
+	case "fifo":
+		b.Policy = engine.PolicyFIFO
+	case "rr":
+		b.Policy = engine.PolicyRR
+	}
+	switch {
+	case b.Policy == engine.PolicyNormal && b.RTPrio != 0:
+		return nil, fmt.Errorf("workload %q: key rtprio: %d needs policy=fifo or policy=rr (SCHED_OTHER's rt priority is 0)", b.text, b.RTPrio)
+	case b.Policy != engine.PolicyNormal && b.RTPrio == 0:
+		return nil, fmt.Errorf("workload %q: key policy: %s needs rtprio=1..99", b.text, b.Policy)
+	case b.Policy != engine.PolicyNormal && b.SliceNS != 0:
+		return nil, fmt.Errorf("workload %q: key slice_us: a fair thread's request; policy %s has none", b.text, b.Policy)
+	}
 	if !b.Has("wss_kb") && k.WSSKB > 0 {
 		b.WSSKB = k.WSSKB
 	}
@@ -395,7 +414,7 @@ func (b *Builder) TaskSpec(name string, prog engine.Program) engine.TaskSpec {
 	return engine.TaskSpec{
 		Name: name, Nice: b.Nice, LatencyNice: b.LatNice, Allowed: b.Allowed,
 		Program: prog, SMTPressure: b.Pressure, ParentCPU: b.parentCPU(),
-		WorkingSetKB: b.WSSKB, Slice: b.SliceNS,
+		WorkingSetKB: b.WSSKB, Slice: b.SliceNS, Policy: b.Policy, RTPrio: b.RTPrio,
 	}
 }
 
