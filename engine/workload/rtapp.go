@@ -132,6 +132,8 @@ import (
 	// encoding/json, not goccy: its Decoder.InputOffset is exact after each
 	// Token, which the line numbers of errors come from.
 	"encoding/json"
+
+	"schedplay/engine"
 )
 
 // Limits on what an rt-app file may ask for.
@@ -168,6 +170,8 @@ func init() {
 type RTApp struct {
 	// Duration is global.duration in ns; 0 when the file sets none (-1).
 	Duration int64
+	// DefaultPolicy is global.default_policy (SCHED_OTHER when unset).
+	DefaultPolicy engine.Policy
 	// Tasks in file order.
 	Tasks []RTAppTask
 }
@@ -178,9 +182,16 @@ type RTAppTask struct {
 	Instances int
 	// Loop is how many passes over all phases the task makes; -1: forever.
 	Loop int64
-	// Nice is "priority"/"nice"; HasNice says whether the file set it.
+	// Nice is "priority"/"nice" of a SCHED_OTHER task; HasNice says
+	// whether the file set it.
 	Nice    int
 	HasNice bool
+	// Policy is the task's "policy", else global.default_policy; RTPrio
+	// its "priority" under SCHED_FIFO/SCHED_RR (rt-app's default 10,
+	// DEFAULT_THREAD_PRIORITY). HasPolicy: the file chose the policy.
+	Policy    engine.Policy
+	RTPrio    int
+	HasPolicy bool
 	// CPUs is the affinity; nil: the spec's cpus (default all).
 	CPUs []int
 	// Delay before the first loop, ns.

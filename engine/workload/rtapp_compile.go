@@ -320,6 +320,14 @@ func (app *RTApp) build(b *Builder) (*rtWorld, error) {
 		if t.HasNice {
 			ts.Nice = t.Nice
 		}
+		if t.HasPolicy || t.Policy != engine.PolicyNormal {
+			// The file's policy (or its default_policy) wins over the
+			// spec's policy= key, as the nice does.
+			ts.Policy, ts.RTPrio = t.Policy, t.RTPrio
+			if t.Policy != engine.PolicyNormal {
+				ts.Nice = 0
+			}
+		}
 		if t.Slice > 0 {
 			ts.Slice = t.Slice
 		}

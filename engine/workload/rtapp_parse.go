@@ -131,7 +131,7 @@ func parseRTAppRoot(root *jNode) (*RTApp, error) {
 			return nil, place{task: f.key}.errf(f.line, "task defined twice")
 		}
 		seen[f.key] = true
-		t, err := parseTask(f.key, f.line, f.val)
+		t, err := parseTask(f.key, f.line, f.val, app.DefaultPolicy)
 		if err != nil {
 			return nil, err
 		}
@@ -186,9 +186,11 @@ func (app *RTApp) parseGlobal(n *jNode) error {
 				return g.errf(f.line, "duration: %d out of range (seconds, 1..%d, or -1 for none)", d, rtappMaxSecs)
 			}
 		case "default_policy":
-			if err := checkPolicy(f.val); err != nil {
+			pol, err := checkPolicy(f.val)
+			if err != nil {
 				return g.errf(f.line, "default_policy: %v", err)
 			}
+			app.DefaultPolicy = pol
 		case "calibration":
 			switch f.val.kind {
 			case jNumber:
@@ -237,22 +239,27 @@ func namedSuspends(app *RTApp, threads map[string]*RTAppTask) map[string]bool {
 	return named
 }
 
-// checkPolicy accepts only SCHED_OTHER.
-func checkPolicy(n *jNode) error {
+// checkPolicy reads a policy name: SCHED_OTHER, SCHED_FIFO and SCHED_RR
+// are modelled (the fair and RT classes); the others are refused by name.
+func checkPolicy(n *jNode) (engine.Policy, error) {
 	if n.kind != jString {
-		return fmt.Errorf("must be a string, got %s", n.kindName())
+		return 0, fmt.Errorf("must be a string, got %s", n.kindName())
 	}
 	switch n.str {
 	case "SCHED_OTHER":
-		return nil
-	case "SCHED_FIFO", "SCHED_RR", "SCHED_DEADLINE":
-		return fmt.Errorf("%q is not supported: the simulator models only the fair class (use SCHED_OTHER)", n.str)
+		return engine.PolicyNormal, nil
+	case "SCHED_FIFO":
+		return engine.PolicyFIFO, nil
+	case "SCHED_RR":
+		return engine.PolicyRR, nil
+	case "SCHED_DEADLINE":
+		return 0, fmt.Errorf("%q is not supported: the deadline class is not modelled yet (SCHED_OTHER, SCHED_FIFO and SCHED_RR are)", n.str)
 	case "SCHED_BATCH", "SCHED_IDLE":
-		return fmt.Errorf("%q is not supported: the fair class's %s rules (%s) are not modelled (use SCHED_OTHER)", n.str, n.str, map[string]string{
+		return 0, fmt.Errorf("%q is not supported: the fair class's %s rules (%s) are not modelled (use SCHED_OTHER)", n.str, n.str, map[string]string{
 			"SCHED_BATCH": "no wakeup preemption by a batch task, no buddies",
 			"SCHED_IDLE":  "minimal weight, preempted by any other fair task"}[n.str])
 	}
-	return fmt.Errorf("%q is not a policy (rt-app knows SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE; only SCHED_OTHER is supported)", n.str)
+	return 0, fmt.Errorf("%q is not a policy (rt-app knows SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE; SCHED_OTHER, SCHED_FIFO and SCHED_RR are supported)", n.str)
 }
 
 // rejectedKey returns why a task or phase key is refused, or "".
@@ -288,9 +295,9 @@ func checkUclamp(f *jField) error {
 const rtappTaskFields = "instance, loop, delay, priority, nice, policy, cpus, phases, dl-runtime (the custom slice); ignored: util_min, util_max, dl-period, dl-deadline, period, deadline, nodes_membind, membind_nodes"
 const rtappPhaseFields = "loop, policy, priority, nice, cpus; ignored: util_min, util_max, nodes_membind, membind_nodes"
 
-func parseTask(name string, line int, n *jNode) (RTAppTask, error) {
+func parseTask(name string, line int, n *jNode, def engine.Policy) (RTAppTask, error) {
 	p := place{task: name}
-	t := RTAppTask{Name: name, Instances: 1, Loop: -1, line: line}
+	t := RTAppTask{Name: name, Instances: 1, Loop: -1, line: line, Policy: def}
 	if name == "" {
 		return t, p.errf(line, "a task needs a non-empty name")
 	}
@@ -347,9 +354,11 @@ func parseTask(name string, line int, n *jNode) (RTAppTask, error) {
 		case "nice":
 			nice = f
 		case "policy":
-			if err := checkPolicy(f.val); err != nil {
+			pol, err := checkPolicy(f.val)
+			if err != nil {
 				return t, p.errf(f.line, "policy: %v", err)
 			}
+			t.Policy, t.HasPolicy = pol, true
 		case "cpus":
 			cpus, err := parseCPUs(f.val)
 			if err != nil {
@@ -369,6 +378,24 @@ func parseTask(name string, line int, n *jNode) (RTAppTask, error) {
 			}
 			return t, p.errf(f.line, "unknown field %q (task fields: %s; events: %s)", f.key, rtappTaskFields, rtappSupportedEvents)
 		}
+	}
+	if t.Policy != engine.PolicyNormal {
+		// parse_sched_data: "priority" is the rt_priority (default
+		// DEFAULT_THREAD_PRIORITY, 10); a SCHED_FIFO/RR thread has no
+		// nice, and rt-app does not hand it the dl-runtime.
+		t.RTPrio = 10
+		if prio != nil {
+			v, err := prio.val.integer()
+			if err != nil || v < 1 || v > 99 {
+				return t, p.errf(prio.line, "priority: must be an rt priority, an integer 1..99, under %s", rtappPolicyName(t.Policy))
+			}
+			t.RTPrio = int(v)
+		}
+		if nice != nil {
+			return t, p.errf(nice.line, "nice: a %s task has no nice value (its \"priority\" is the rt priority)", rtappPolicyName(t.Policy))
+		}
+		t.Slice = 0
+		prio, nice = nil, nil
 	}
 	for _, f := range []*jField{prio, nice} {
 		if f == nil {
@@ -449,10 +476,21 @@ func parsePhase(t *RTAppTask, name string, line int, n *jNode) (RTAppPhase, erro
 			}
 			ph.Loop = v
 		case "policy":
-			if err := checkPolicy(f.val); err != nil {
+			pol, err := checkPolicy(f.val)
+			if err != nil {
 				return ph, p.errf(f.line, "policy: %v", err)
 			}
+			if pol != t.Policy {
+				return ph, p.errf(f.line, "policy: changing the policy per phase (%s to %s) is not supported: the engine cannot change a running task's class; set \"policy\" on the task", rtappPolicyName(t.Policy), rtappPolicyName(pol))
+			}
 		case "priority", "nice":
+			if t.Policy != engine.PolicyNormal {
+				v, err := f.val.integer()
+				if err != nil || f.key != "priority" || int(v) != t.RTPrio {
+					return ph, p.errf(f.line, "%s: changing a %s task's priority per phase is not supported (the engine cannot change a running task's priority); set \"priority\" on the task", f.key, rtappPolicyName(t.Policy))
+				}
+				continue
+			}
 			v, err := f.val.integer()
 			if err != nil || v < -20 || v > 19 {
 				return ph, p.errf(f.line, "%s: must be a nice value, an integer -20..19", f.key)
@@ -977,4 +1015,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// rtappPolicyName is rt-app's name of a policy.
+func rtappPolicyName(p engine.Policy) string {
+	return map[engine.Policy]string{engine.PolicyNormal: "SCHED_OTHER", engine.PolicyFIFO: "SCHED_FIFO", engine.PolicyRR: "SCHED_RR"}[p]
 }

@@ -603,8 +603,14 @@ func TestRTAppErrors(t *testing.T) {
 			[]string{`task "t"`, `"colour"`, "instance, loop"}},
 		{"refused event", `{"tasks": {"t": {"run": 10, "mem": 1000}}}`,
 			[]string{`task "t"`, `"mem"`, "not supported"}},
-		{"bad policy", `{"tasks": {"rt": {"policy": "SCHED_FIFO", "priority": 10, "run": 10}}}`,
-			[]string{`task "rt"`, "policy", "SCHED_FIFO", "SCHED_OTHER"}},
+		{"bad policy", `{"tasks": {"rt": {"policy": "SCHED_DEADLINE", "dl-runtime": 10, "run": 10}}}`,
+			[]string{`task "rt"`, "policy", "SCHED_DEADLINE", "deadline class"}},
+		{"bad rt priority", `{"tasks": {"rt": {"policy": "SCHED_FIFO", "priority": 0, "run": 10}}}`,
+			[]string{`task "rt"`, "priority", "1..99", "SCHED_FIFO"}},
+		{"nice under fifo", `{"tasks": {"rt": {"policy": "SCHED_RR", "nice": 5, "run": 10}}}`,
+			[]string{`task "rt"`, "nice", "SCHED_RR"}},
+		{"policy per phase", `{"tasks": {"rt": {"policy": "SCHED_FIFO", "phases": {"p": {"policy": "SCHED_OTHER", "run": 10}}}}}`,
+			[]string{`task "rt"`, "policy", "per phase", "SCHED_OTHER"}},
 		{"bad default policy", `{"global": {"default_policy": "SCHED_DEADLINE"}, "tasks": {"t": {"run": 10}}}`,
 			[]string{"global", "default_policy", "SCHED_DEADLINE"}},
 		{"phase policy", `{"tasks": {"t": {"phases": {"p": {"policy": "SCHED_RR", "run": 1}}}}}`,
@@ -1055,5 +1061,47 @@ func TestRTAppRelockRefused(t *testing.T) {
 	s.RunUntil(10 * engine.Millisecond)
 	if th := w.thread(t, "t"); s.Task(th.id).State() == engine.TaskExited || th.ev != 1 {
 		t.Errorf("the thread went past its second lock: state %v, event %d", s.Task(th.id).State(), th.ev)
+	}
+}
+
+// rt-app's policies: a task's "policy" (else global.default_policy) makes
+// its threads SCHED_FIFO or SCHED_RR with "priority" as the rt priority
+// (default 10, DEFAULT_THREAD_PRIORITY); SCHED_OTHER tasks keep the nice.
+// The same spec's policy= key applies where the file names no policy.
+func TestRTAppPolicies(t *testing.T) {
+	file := `{"global": {"default_policy": "SCHED_RR"},
+	"tasks": {
+		"fifo": {"policy": "SCHED_FIFO", "priority": 80, "run": 100, "sleep": 1000},
+		"rr": {"run": 100, "sleep": 1000},
+		"other": {"policy": "SCHED_OTHER", "priority": 5, "run": 100, "sleep": 1000}
+	}}`
+	k := knob.Defaults()
+	if err := k.Set("era", "6.6"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := engine.New(engine.Config{Machine: intel(t), Knobs: k, Seed: 1, Debug: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Add(s, RTAppSpec([]byte(file)), ""); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		pol        engine.Policy
+		prio, nice int
+	}{"fifo": {engine.PolicyFIFO, 80, 0}, "rr": {engine.PolicyRR, 10, 0}, "other": {engine.PolicyNormal, 0, 5}}
+	for i := 0; i < s.NumTasks(); i++ {
+		task := s.Task(engine.TaskID(i))
+		w, ok := want[task.Name]
+		if !ok {
+			t.Fatalf("unexpected task %q", task.Name)
+		}
+		if task.Policy() != w.pol || task.RTPrio() != w.prio || task.Nice != w.nice {
+			t.Errorf("task %s: policy %v rt priority %d nice %d, want %v %d %d", task.Name, task.Policy(), task.RTPrio(), task.Nice, w.pol, w.prio, w.nice)
+		}
+	}
+	s.RunUntil(100 * engine.Millisecond)
+	if rt := s.RT(); rt == nil || rt.CPUPct <= 0 {
+		t.Fatalf("RT class stats %+v: want RT CPU time", rt)
 	}
 }
