@@ -215,7 +215,7 @@ type Builder struct {
 	SliceNS  int64        // sched_setattr slice per thread (0: base slice)
 	Policy   engine.Policy
 	RTPrio   int
-	mm       int          // the workload's address space, for ThreadSpec
+	mm       int // the workload's address space, for ThreadSpec
 	// afterSpawn, when set (AddSpecEach), runs after every task the
 	// builder creates; its error stops the build.
 	afterSpawn func() error
