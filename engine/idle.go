@@ -100,7 +100,7 @@ func (s *Sim) selectIdleState(c *cpu, tickStopped bool) {
 		sleep = deltaNext
 	}
 	in := cpuidle.Input{SleepLengthNS: sleep, DeltaNextNS: deltaNext, TickStopped: tickStopped,
-		LatencyReqUS: s.k.Get(knob.PMQoSLatencyUS), TickUS: s.tickNS / Microsecond}
+		LatencyReqUS: s.cpuLatencyReqUS(), TickUS: s.tickNS / Microsecond}
 	idx, stop := c.gov.Select(s.idleStates, in)
 	c.cstate = idx
 	c.tickStopped = tickStopped || stop
@@ -290,4 +290,27 @@ func (s *Sim) IdleStateNames() []string {
 		n[i] = st.Name
 	}
 	return n
+}
+
+// cpuLatencyReqUS is cpu_latency_qos_limit(): the smallest of the
+// pm_qos_latency_us knob and the workloads' requests (RequestCPULatency).
+func (s *Sim) cpuLatencyReqUS() int64 {
+	req := s.k.Get(knob.PMQoSLatencyUS)
+	if s.qosReqUS >= 0 {
+		req = min(req, s.qosReqUS)
+	}
+	return req
+}
+
+// RequestCPULatency is a workload holding /dev/cpu_dma_latency open with
+// us written to it (cpu_latency_qos_add_request), as cyclictest does for
+// its whole run: no CPU enters an idle state whose exit latency is above
+// it. The smallest request holds.
+func (s *Sim) RequestCPULatency(us int64) {
+	if us < 0 {
+		return
+	}
+	if s.qosReqUS < 0 || us < s.qosReqUS {
+		s.qosReqUS = us
+	}
 }

@@ -53,11 +53,14 @@ type Sim struct {
 	// its hooks, never an era's code directly.
 	class schedClass
 	// rt is the RT class's state (rt.go), nil until the first RT task.
-	rt    *rtState
-	rules coreRules // the era's mechanisms that are data (class.go)
-	fair  fairRules // the era's data inside the shared fair mechanisms (wakeup.go)
-	seed  uint64
-	now   int64
+	rt *rtState
+	// qosReqUS is the smallest PM QoS CPU latency request a workload
+	// holds (RequestCPULatency), -1: none.
+	qosReqUS int64
+	rules    coreRules // the era's mechanisms that are data (class.go)
+	fair     fairRules // the era's data inside the shared fair mechanisms (wakeup.go)
+	seed     uint64
+	now      int64
 
 	cpus      []*cpu
 	tasks     []*Task
@@ -159,7 +162,7 @@ func New(cfg Config) (*Sim, error) {
 		return nil, fmt.Errorf("engine: no machine")
 	}
 	tp := cfg.Machine
-	s := &Sim{topo: tp, k: cfg.Knobs, era: cfg.Knobs.Era(), seed: cfg.Seed, debug: cfg.Debug}
+	s := &Sim{topo: tp, k: cfg.Knobs, era: cfg.Knobs.Era(), seed: cfg.Seed, debug: cfg.Debug, qosReqUS: -1}
 	def, ok := eraDefs[s.era]
 	if !ok {
 		return nil, fmt.Errorf("engine: era %s has no class (engine.RegisterEra)", s.era)
@@ -395,6 +398,9 @@ type workload struct {
 	// measuresReq marks a workload whose request latency (Ctx.RecordLatency
 	// per request) is its metric.
 	measuresReq bool
+	// cycleTasks are its tasks that record cycles (Ctx.RecordCycle), in
+	// the order of their first record.
+	cycleTasks []TaskID
 }
 
 func (w *workload) recordWake(us int64) {

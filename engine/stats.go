@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 
 	"schedplay/engine/knob"
 
@@ -275,6 +276,9 @@ type WorkloadResult struct {
 	// MeasuresRequests says the workload's request latency is its metric
 	// (SetMeasuresRequests).
 	MeasuresRequests bool
+	// Threads are the records of its tasks that measure their own cycles
+	// (Ctx.RecordCycle: cyclictest), in task order; nil when none do.
+	Threads []CycleStats
 }
 
 // Workloads returns each workload's measurements so far.
@@ -286,6 +290,10 @@ func (s *Sim) Workloads() []WorkloadResult {
 			RequestLatency: w.reqLat.Summarize(), Ops: w.ops, DoneAt: w.doneAt, Tasks: len(w.tasks),
 			MeasuresWakeups: w.measuresWake, MeasuresRequests: w.measuresReq,
 		}
+		for _, id := range w.cycleTasks {
+			out[i].Threads = append(out[i].Threads, *s.tasks[id].cycles)
+		}
+		slices.SortFunc(out[i].Threads, func(a, b CycleStats) int { return int(a.Task - b.Task) })
 	}
 	return out
 }

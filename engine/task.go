@@ -176,6 +176,38 @@ func (c *Ctx) RecordLatency(us int64) { c.sim.workloads[c.task.workload].reqLat.
 // did not sleep, yet still computes now - wake_time).
 func (c *Ctx) RecordWakeLatency(us int64) { c.sim.workloads[c.task.workload].recordWake(us) }
 
+// RecordCycle records one cycle of a periodic thread that measures its
+// own latency (cyclictest): lat is how late it ran after the timer it
+// set for the cycle, interval its period. The task's own summary
+// (WorkloadResult.Threads) keeps count, min, max, mean and the last.
+func (c *Ctx) RecordCycle(lat, interval int64) {
+	t := c.task
+	if t.cycles == nil {
+		t.cycles = &CycleStats{Task: t.ID, Name: t.Name, Policy: t.policy, RTPrio: t.rtPrio, MinNS: lat}
+		w := c.sim.workloads[t.workload]
+		w.cycleTasks = append(w.cycleTasks, t.ID)
+	}
+	s := t.cycles
+	s.IntervalNS = interval
+	s.Cycles++
+	s.MinNS, s.MaxNS = min(s.MinNS, lat), max(s.MaxNS, lat)
+	s.SumNS += lat
+	s.ActNS = lat
+	s.CPU = t.cpu
+}
+
+// CycleStats is one periodic thread's own latency record (RecordCycle).
+type CycleStats struct {
+	Task                       TaskID
+	Name                       string
+	Policy                     Policy
+	RTPrio                     int
+	CPU                        int // where its last cycle ran
+	IntervalNS                 int64
+	Cycles                     int64
+	MinNS, MaxNS, SumNS, ActNS int64
+}
+
 // Finish marks the task's workload as complete at the current time (for
 // workloads whose metric is a completion time).
 func (c *Ctx) Finish() {
@@ -331,6 +363,7 @@ type Task struct {
 	customSlice int64
 
 	// Statistics.
+	cycles     *CycleStats // RecordCycle's record, nil until the first
 	migrations int64
 	wakeups    int64
 }

@@ -60,6 +60,25 @@ type WorkloadOut struct {
 	// the schbench generations print (BandPercentiles), each with the
 	// samples in its band, for `--format schbench`; not in the JSON.
 	WakeupBands []Band `json:"-"`
+	// Threads are the per-thread records of a workload whose threads
+	// measure their own cycles (cyclictest), in thread order.
+	Threads []ThreadOut `json:"threads,omitempty"`
+}
+
+// ThreadOut is one periodic thread's own latency record, in µs as
+// cyclictest prints it.
+type ThreadOut struct {
+	Name       string  `json:"name"`
+	TID        int     `json:"tid"`
+	Policy     string  `json:"policy"`
+	RTPrio     int     `json:"rt_priority"`
+	CPU        int     `json:"cpu"`
+	IntervalUS int64   `json:"interval_us"`
+	Cycles     int64   `json:"cycles"`
+	MinUS      int64   `json:"min_us"`
+	ActUS      int64   `json:"act_us"`
+	AvgUS      float64 `json:"avg_us"`
+	MaxUS      int64   `json:"max_us"`
 }
 
 // Band is one percentile of a latency distribution: its value and the
@@ -152,6 +171,17 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 		if w.DoneAt >= 0 {
 			v := float64(w.DoneAt) / float64(engine.Second)
 			wo.CompletionS = &v
+		}
+		for _, th := range w.Threads {
+			us := func(ns int64) int64 { return ns / engine.Microsecond }
+			avg := 0.0
+			if th.Cycles > 0 {
+				avg = round(float64(th.SumNS)/float64(th.Cycles)/float64(engine.Microsecond), 2)
+			}
+			wo.Threads = append(wo.Threads, ThreadOut{
+				Name: th.Name, TID: int(th.Task), Policy: th.Policy.String(), RTPrio: th.RTPrio, CPU: th.CPU,
+				IntervalUS: us(th.IntervalNS), Cycles: th.Cycles, MinUS: us(th.MinNS), ActUS: us(th.ActNS), AvgUS: avg, MaxUS: us(th.MaxNS),
+			})
 		}
 		r.Workloads = append(r.Workloads, wo)
 		r.Warnings = append(r.Warnings, noSampleWarnings(c, w, dur, sim.AllFinished())...)

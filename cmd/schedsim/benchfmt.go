@@ -24,6 +24,11 @@ var benchFormatKinds = map[string][]string{
 	"schbench":   {"schbench"},
 	"hackbench":  {"hackbench"},
 	"perf-bench": {"hackbench", "pipe"},
+	"cyclictest": {"cyclictest"},
+	// cyclictest-json is cyclictest's --json=FILE (rt-tests' rt-utils.c
+	// rt_write_json), which parsers such as Linaro test-definitions'
+	// automated/lib/parse_rt_tests_results.py read.
+	"cyclictest-json": {"cyclictest"},
 }
 
 // schbenchLayouts are the --schbench-layout values: the generations of
@@ -31,7 +36,7 @@ var benchFormatKinds = map[string][]string{
 var schbenchLayouts = []string{"2016", "2019", "2023"}
 
 // runFormats lists run's --format values.
-var runFormats = []string{"text", "json", "csv", "schbench", "hackbench", "perf-bench"}
+var runFormats = []string{"text", "json", "csv", "schbench", "hackbench", "perf-bench", "cyclictest", "cyclictest-json"}
 
 // checkBenchFormat refuses a bench format none of the workloads fits, and
 // a --schbench-layout that is not one of schbenchLayouts.
@@ -64,6 +69,8 @@ func checkBenchFormat(format, layout string, specs []string) error {
 		"schbench":   "schbench's output needs a schbench workload",
 		"hackbench":  "hackbench's output needs a hackbench workload",
 		"perf-bench": "perf bench sched output needs a hackbench (sched messaging) or pipe (sched pipe) workload",
+		"cyclictest": "cyclictest's output needs a cyclictest workload",
+		"cyclictest-json": "cyclictest's --json output needs a cyclictest workload",
 	}[format]
 	return usagef("--format %s does not fit this run: %s (got %s); use --format text or json, or add e.g. --workload %s",
 		format, what, got, kinds[0])
@@ -120,6 +127,15 @@ func writeBench(s benchStreams, format, layout string, specs []string, r *scenar
 				fmt.Fprintf(s.err, "%s\n", label)
 			}
 			writeSchbenchLayout(s, layout, sp, w, r.DurationS)
+		case "cyclictest":
+			if label != "" {
+				fmt.Fprintf(s.out, "%s\n", label)
+			}
+			writeCyclictest(s.out, w, specInt(sp, "latency"))
+		case "cyclictest-json":
+			if err := writeCyclictestJSON(s.out, specs[i], w, r); err != nil {
+				return err
+			}
 		case "hackbench", "perf-bench":
 			if w.CompletionS == nil {
 				missing = append(missing, w.Name)

@@ -213,7 +213,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			dst.Write(b)
 		case "csv":
 			writeRunCSV(dst, results)
-		case "schbench", "hackbench", "perf-bench":
+		case "schbench", "hackbench", "perf-bench", "cyclictest", "cyclictest-json":
 			bs := f.benchStreams(dst, stderr)
 			for i, r := range results {
 				if err := writeBench(bs, f.format, f.layout, cfg.Workloads, r, runLabel(i, len(results), r.Seed)); err != nil {
@@ -280,7 +280,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		dst.Write(append(b, '\n'))
 	case "csv":
 		writeRunCSV(dst, []*scenario.Result{res})
-	case "schbench", "hackbench", "perf-bench":
+	case "schbench", "hackbench", "perf-bench", "cyclictest", "cyclictest-json":
 		bs := f.benchStreams(dst, stderr)
 		if stopped {
 			fmt.Fprintf(bs.err, "truncated: interrupted at %.6g s of %.6g s\n", *at, float64(cfg.Duration)/float64(engine.Second))
