@@ -66,10 +66,10 @@ func checkBenchFormat(format, layout string, specs []string) error {
 		got = "workloads " + strings.Join(have, ", ")
 	}
 	what := map[string]string{
-		"schbench":   "schbench's output needs a schbench workload",
-		"hackbench":  "hackbench's output needs a hackbench workload",
-		"perf-bench": "perf bench sched output needs a hackbench (sched messaging) or pipe (sched pipe) workload",
-		"cyclictest": "cyclictest's output needs a cyclictest workload",
+		"schbench":        "schbench's output needs a schbench workload",
+		"hackbench":       "hackbench's output needs a hackbench workload",
+		"perf-bench":      "perf bench sched output needs a hackbench (sched messaging) or pipe (sched pipe) workload",
+		"cyclictest":      "cyclictest's output needs a cyclictest workload",
 		"cyclictest-json": "cyclictest's --json output needs a cyclictest workload",
 	}[format]
 	return usagef("--format %s does not fit this run: %s (got %s); use --format text or json, or add e.g. --workload %s",
