@@ -277,7 +277,7 @@ func TestGuestLoadArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(args, " ")
-	if got != "1000000000 schbench R=0 c=30000 cpus= m=2 nice=0 p=0 s=30000 slice_us=0 t=4" {
+	if got != "1000000000 schbench R=0 c=30000 cpus= m=2 nice=0 p=0 policy=normal rtprio=0 s=30000 slice_us=0 t=4" {
 		t.Errorf("args %s", got)
 	}
 	for spec, want := range map[string]string{"schbench:latency_nice=-5": "latency-nice", "netperf:n=2": "runs schbench, hackbench, pipe and hog"} {
