@@ -13,14 +13,7 @@ import (
 // ends each thread after that many cycles and finishes the workload.
 func TestCyclictestIdleLatency(t *testing.T) {
 	run := func(spec string) (engine.WorkloadResult, *engine.Sim) {
-		k := knob.Defaults()
-		if err := k.Set("era", "6.6"); err != nil {
-			t.Fatal(err)
-		}
-		s, err := engine.New(engine.Config{Machine: intel(t), Knobs: k, Seed: 1, Debug: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := simAtEra(t, "6.6")
 		if _, err := Add(s, spec, ""); err != nil {
 			t.Fatal(err)
 		}
@@ -51,4 +44,18 @@ func TestCyclictestIdleLatency(t *testing.T) {
 	if !s.AllFinished() || done.Threads[0].Cycles != 100 || done.Threads[1].Cycles != 100 {
 		t.Errorf("l=100: finished %v, cycles %d and %d", s.AllFinished(), done.Threads[0].Cycles, done.Threads[1].Cycles)
 	}
+}
+
+// simAtEra is a debug simulation of the test Intel machine in era.
+func simAtEra(t *testing.T, era string) *engine.Sim {
+	t.Helper()
+	k := knob.Defaults()
+	if err := k.Set("era", era); err != nil {
+		t.Fatal(err)
+	}
+	s, err := engine.New(engine.Config{Machine: intel(t), Knobs: k, Seed: 1, Debug: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -1075,14 +1075,7 @@ func TestRTAppPolicies(t *testing.T) {
 		"rr": {"run": 100, "sleep": 1000},
 		"other": {"policy": "SCHED_OTHER", "priority": 5, "run": 100, "sleep": 1000}
 	}}`
-	k := knob.Defaults()
-	if err := k.Set("era", "6.6"); err != nil {
-		t.Fatal(err)
-	}
-	s, err := engine.New(engine.Config{Machine: intel(t), Knobs: k, Seed: 1, Debug: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := simAtEra(t, "6.6")
 	if _, err := Add(s, RTAppSpec([]byte(file)), ""); err != nil {
 		t.Fatal(err)
 	}
