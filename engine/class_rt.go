@@ -66,23 +66,29 @@ func (k rtStack) pickNextTask(c *cpu) *Task {
 // wakeupPreempt is wakeup_preempt: a task of a higher class preempts at
 // once, one of a lower class never; within the RT class, wakeup_preempt_rt.
 func (k rtStack) wakeupPreempt(c *cpu, p *Task) bool {
-	if p.rt() {
-		return k.s.rtPreempt(c, p)
-	}
-	if c.curr != nil && c.curr.rt() {
-		return false
+	if decided, preempt := k.acrossClasses(c, p); decided {
+		return preempt
 	}
 	return k.fair.wakeupPreempt(c, p)
 }
 
 func (k rtStack) wakeupPreemptNew(c *cpu, p *Task) bool {
-	if p.rt() {
-		return k.s.rtPreempt(c, p)
-	}
-	if c.curr != nil && c.curr.rt() {
-		return false
+	if decided, preempt := k.acrossClasses(c, p); decided {
+		return preempt
 	}
 	return k.fair.wakeupPreemptNew(c, p)
+}
+
+// acrossClasses decides wakeup preemption when p or c's curr is an RT
+// task; decided is false when both are fair (the fair class decides).
+func (k rtStack) acrossClasses(c *cpu, p *Task) (decided, preempt bool) {
+	if p.rt() {
+		return true, k.s.rtPreempt(c, p)
+	}
+	if c.curr != nil && c.curr.rt() {
+		return true, false
+	}
+	return false, false
 }
 
 func (k rtStack) taskTick(c *cpu) bool {
