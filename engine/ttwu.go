@@ -142,7 +142,6 @@ func (s *Sim) activate(p *Task, c *cpu, fromCPU int, stamp int64) {
 	migrated := p.cpu >= 0 && p.cpu != c.id
 	s.o1Wake.from = fromCPU
 	s.class.enqueueTaskWakeup(c, p)
-	defer s.class.woken(c, p)
 	switch s.k.Get(knob.SHARED_RUNQ) {
 	case knob.SharedRunqAll:
 		s.srqPush(p, s.cpus[fromCPU])
@@ -162,6 +161,7 @@ func (s *Sim) activate(p *Task, c *cpu, fromCPU int, stamp int64) {
 		}
 		c.idleStamp = 0
 	}
+	s.class.woken(c, p) // task_woken, after ttwu_do_wakeup
 }
 
 // ttwuRunnable is try_to_wake_up's ttwu_runnable for a delayed wakee p
