@@ -18,8 +18,8 @@ import (
 // fair class in rtStack (class_rt.go); a run without an RT task never
 // builds it, so the fair eras run exactly as before.
 //
-// Not modelled (README, "The RT class"): RT_PUSH_IPI (a pull is done by
-// the pulling CPU itself, as with NO_RT_PUSH_IPI), check_preempt_equal_prio,
+// Not modelled (README, "The RT class"): the latency of RT_PUSH_IPI's
+// IPI chain (its pushes happen at once), check_preempt_equal_prio,
 // the RT PELT signal (avg_rt) and so the capacity the fair balancer loses
 // to RT time (scale_rt_capacity), RT group scheduling, priority
 // inheritance.
@@ -112,6 +112,7 @@ type rtState struct {
 	periodNS, runtimeNS int64 // -1 runtime: RUNTIME_INF
 	rrTicks             int   // sched_rr_timeslice in jiffies
 	share               bool  // RT_RUNTIME_SHARE
+	pushIPI             bool  // RT_PUSH_IPI
 	distribute          bool  // find_lowest_rq uses cpumask_any*_distribute (v5.11)
 	timerOn             bool  // the RT period timer is armed
 	mask                cpumask.Mask
@@ -133,7 +134,7 @@ func (s *Sim) enableRT() error {
 	}
 	r := &rtState{
 		periodNS: s.k.Get(knob.SchedRTPeriodUS) * Microsecond,
-		share:    s.k.On(knob.RT_RUNTIME_SHARE), distribute: s.rules.rtDistribute,
+		share:    s.k.On(knob.RT_RUNTIME_SHARE), pushIPI: s.k.On(knob.RT_PUSH_IPI), distribute: s.rules.rtDistribute,
 		mask: cpumask.New(s.topo.NCPU),
 	}
 	r.runtimeNS = s.k.Get(knob.SchedRTRuntimeUS)
@@ -443,11 +444,24 @@ func (s *Sim) pushRTTasks(c *cpu) {
 	}
 }
 
-// pullRTTask is pull_rt_task for c, whose priority just dropped: from
-// every other CPU with pushable tasks, take the highest that may run on
-// c and outranks what c would run, unless it is about to preempt its own
+// pullRTTask is pull_rt_task for c, whose priority just dropped. With
+// RT_PUSH_IPI the overloaded CPUs push; without it, c takes from every
+// other CPU with pushable tasks the highest that may run on c and
+// outranks what c would run, unless it is about to preempt its own
 // CPU's curr.
 func (s *Sim) pullRTTask(c *cpu) {
+	if s.rt.pushIPI {
+		// tell_cpu_to_push: the IPI goes round the overloaded CPUs in
+		// CPU order (rto_next_cpu, never to the puller itself), and
+		// each pushes what it can (push_rt_task with pull) to its own
+		// find_lowest_rq choice, which need not be c.
+		for _, src := range s.cpus {
+			if src != c && s.rtOverloaded(src) {
+				s.pushRTTasks(src)
+			}
+		}
+		return
+	}
 	resched := false
 	for _, src := range s.cpus {
 		if src == c || src.rt.nrTotal < 2 {

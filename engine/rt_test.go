@@ -262,3 +262,32 @@ func TestRTYieldAlternates(t *testing.T) {
 		t.Fatalf("yielding FIFO tasks ran %d and %d ns of 100 ms, want about half each", a.sumExec, b.sumExec)
 	}
 }
+
+// pull_rt_task: an RT task queued behind a higher one on CPU 1 moves to
+// CPU 0 when CPU 0's RT task first sleeps (its priority drops), pushed by
+// the overloaded CPU (RT_PUSH_IPI) or taken by CPU 0, exactly once: it
+// then stays on CPU 0 (CPU 1 never runs anything below it) and runs the
+// half of the time CPU 0's task sleeps. Without the pull it would wait
+// behind CPU 1's hog for ever.
+func TestRTPullWhenPriorityDrops(t *testing.T) {
+	for _, ipi := range []string{"true", "false"} {
+		s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "6.6", "IDLE_STATES", "false", "sched_rt_runtime_us", "-1", "RT_PUSH_IPI", ipi)
+		s.debug = true
+		w := s.AddWorkload("rt", "rt")
+		spawnRT(t, s, w, "high", 0, cpumaskOf(s, 0), PolicyFIFO, 60, periodic(5*Millisecond, 5*Millisecond))
+		spawnRT(t, s, w, "hog", 1, cpumaskOf(s, 1), PolicyFIFO, 50, hog())
+		s.RunUntil(Millisecond)
+		low := spawnRT(t, s, w, "low", 1, cpumask.Mask{}, PolicyFIFO, 40, hog())
+		s.RunUntil(Second)
+		s.updateCurr(s.cpus[low.cpu])
+		share := float64(low.sumExec) / float64(Second)
+		moved := s.rt.pulls
+		if ipi == "true" {
+			moved = s.rt.pushes
+		}
+		t.Logf("RT_PUSH_IPI %s: share %.3f, pushes %d, pulls %d", ipi, share, s.rt.pushes, s.rt.pulls)
+		if share < 0.45 || share > 0.55 || moved != 1 || s.rt.pushes+s.rt.pulls != 1 {
+			t.Errorf("RT_PUSH_IPI %s: the queued RT task ran %.3f of the time (pushes %d, pulls %d); want about 0.5 after one move", ipi, share, s.rt.pushes, s.rt.pulls)
+		}
+	}
+}

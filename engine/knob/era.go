@@ -319,4 +319,5 @@ func init() {
 	// timeslice (its SCHED_RR slice is task_timeslice, from the nice).
 	eraDefault(Era52, RT_RUNTIME_SHARE, 1)
 	absent(EraO1, "RT bandwidth control came with 2.6.25; SCHED_RR's slice in 2.6.7 is task_timeslice", RT_RUNTIME_SHARE, SchedRTPeriodUS, SchedRTRuntimeUS, SchedRRTimesliceMS)
+	absent(EraO1, "RT push/pull came with 2.6.25 (RT_PUSH_IPI with v4.6)", RT_PUSH_IPI)
 }

@@ -91,6 +91,7 @@ const (
 	NI_RANDOM
 	// The RT class (rt.c), after NI_RANDOM for the same reason.
 	RT_RUNTIME_SHARE
+	RT_PUSH_IPI
 	SchedRTPeriodUS
 	SchedRTRuntimeUS
 	SchedRRTimesliceMS
@@ -189,6 +190,8 @@ var table = [numKnobs]Def{
 		Doc: "6.12: the newly idle balance runs each level with probability (2 + newidle_ratio)/1024, newidle_ratio being the level's recent success rate ×1024 — sched_balance_newidle, fair.c:12943, backport \"sched/fair: Proportional newidle balance\" (6.12.69)"},
 	RT_RUNTIME_SHARE: {Name: "RT_RUNTIME_SHARE", Kind: Bool, Group: Feature, Default: 0, Max: 1,
 		Doc: "RT throttling: a CPU whose RT tasks used up sched_rt_runtime_us borrows unused runtime from the other CPUs' RT runqueues, up to the whole period (rt.c do_balance_runtime); on in v5.2, off by default from v5.17 (\"sched/rt: Disable RT_RUNTIME_SHARE by default\")"},
+	RT_PUSH_IPI: {Name: "RT_PUSH_IPI", Kind: Bool, Group: Feature, Default: 1, Max: 1,
+		Doc: "RT pull: a CPU whose priority dropped asks the RT-overloaded CPUs, one after the other, to push their tasks (tell_cpu_to_push, rto_push_irq_work_func) instead of taking their tasks itself; the IPIs' latency is not simulated — kernel features.h, on since v4.6"},
 	LB_PERIODIC: {Name: "LB_PERIODIC", Kind: Bool, Group: Model, Default: 1, Max: 1,
 		Doc: "periodic load balance per domain at the kernel's intervals (and NOHZ idle balance on behalf of idle CPUs)"},
 	LB_NEWIDLE: {Name: "LB_NEWIDLE", Kind: Bool, Group: Model, Default: 1, Max: 1,
