@@ -146,8 +146,11 @@ type coreRules struct {
 	// it (smtnice.go); the 2.6 class counts its real slices.
 	smtNiceSlices bool
 	// noRT names why the era cannot run SCHED_FIFO/SCHED_RR tasks yet
-	// ("" when it can: rt.go's class above the fair one).
+	// ("" when it can: rt.go's class above the fair one, or its own).
 	noRT string
+	// rtInClass: the era's class holds RT priorities itself (2.6.7's
+	// O(1) arrays, o1.go), with no rt.go class above it.
+	rtInClass bool
 	// rtDistribute: find_lowest_rq picks with cpumask_any_and_distribute
 	// (v5.11, "sched,rt: Use cpumask_any*_distribute()"), not
 	// cpumask_first_and (v5.2).
@@ -262,7 +265,7 @@ var eraDefs = map[knob.Era]eraDef{
 			selectIdleSibling: (*Sim).selectIdleSibling, wakerRecentUsed: true, imbalancePct: domImbalancePct,
 			balancer: balancer52, yieldTask: (*Sim).yieldTaskSkipBuddy,
 		}},
-	knob.EraO1: {func(s *Sim) schedClass { return o1V267{s} }, coreRules{noRT: "2.6.7 keeps RT priorities in its own O(1) arrays (kernel/sched.c), which are not modelled"}, fairRules{}},
+	knob.EraO1: {func(s *Sim) schedClass { return o1V267{s} }, coreRules{rtInClass: true}, fairRules{}},
 	// 6.1: CFS with the v6.x wakeup path and the v5.5+ balancer, each
 	// checked against Debian's linux-source-6.1 (6.1.172).
 	knob.Era61: {func(s *Sim) schedClass { return cfs{s} },

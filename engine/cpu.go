@@ -427,7 +427,7 @@ func (s *Sim) startAction(c *cpu, t *Task) bool {
 		t.sleepTimer = true
 		t.softExpiry = s.now + max(0, a.NS)
 		slack := s.k.Get(knob.TimerSlackNS)
-		if t.rt() {
+		if t.rtPolicy() {
 			slack = 0
 		}
 		s.q.schedule(s.taskSlot(t), t.softExpiry+slack)

@@ -227,8 +227,13 @@ func (s *Sim) o1InteractiveSleep(t *Task) int64 {
 func o1HighCredit(t *Task) bool { return t.o1.credit > o1CreditLimit }
 func o1LowCredit(t *Task) bool  { return t.o1.credit < -o1CreditLimit }
 
-// o1EffectivePrio is effective_prio.
+// o1EffectivePrio is effective_prio: an RT task keeps the priority
+// sched_setscheduler gave it (MAX_USER_RT_PRIO-1 - rt_priority), with no
+// sleep bonus.
 func (s *Sim) o1EffectivePrio(t *Task) int {
+	if t.rtPolicy() {
+		return o1MaxRTPrio - 1 - t.rtPrio
+	}
 	bonus := int(s.o1CurrentBonus(t)) - o1MaxBonus/2
 	return min(max(t.o1.staticPrio-bonus, o1MaxRTPrio), o1MaxPrio-1)
 }
@@ -508,6 +513,23 @@ func (s *Sim) o1Tick(c *cpu) bool {
 	r := c.o1
 	if p.o1.arr != r.active || p.o1.rq != c.id {
 		return true // expired already, not yet switched away
+	}
+	if p.rtPolicy() {
+		// scheduler_tick: an RT task never expires; a SCHED_RR one
+		// that used its task_timeslice goes to the end of its list in
+		// the active array, a SCHED_FIFO one runs on.
+		if p.policy != PolicyRR {
+			return false
+		}
+		p.o1.timeSlice--
+		if p.o1.timeSlice > 0 {
+			return false
+		}
+		p.o1.timeSlice = s.o1TaskTimeslice(p.o1.staticPrio)
+		p.o1.firstSlice = false
+		s.o1Dequeue(p)
+		s.o1Enqueue(c, p, false, false)
+		return true
 	}
 	p.o1.timeSlice--
 	if p.o1.timeSlice <= 0 {

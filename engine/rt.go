@@ -49,13 +49,18 @@ func (p Policy) String() string {
 // maxRTPrio is MAX_RT_PRIO: rt_priority 1..99 maps to kernel prio 98..0.
 const maxRTPrio = 100
 
-// rt reports whether t is in the RT class.
-func (t *Task) rt() bool { return t.policy != PolicyNormal }
+// rt reports whether t is in the RT class of rt.go (a SCHED_FIFO/RR task
+// of an era whose fair class has no RT priorities of its own).
+func (t *Task) rt() bool { return t.inRT }
+
+// rtPolicy reports whether t is SCHED_FIFO or SCHED_RR, in whichever
+// class: rt.go's, or 2.6.7's O(1) arrays.
+func (t *Task) rtPolicy() bool { return t.policy != PolicyNormal }
 
 // kprio is the kernel's p->prio: 99 - rt_priority for an RT task,
 // 120 + nice for a fair one (lower is more important).
 func (t *Task) kprio() int {
-	if t.rt() {
+	if t.rtPolicy() {
 		return maxRTPrio - 1 - t.rtPrio
 	}
 	return 120 + t.Nice

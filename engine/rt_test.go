@@ -213,12 +213,12 @@ func TestRTSleepHasNoSlack(t *testing.T) {
 	}
 }
 
-// Eras without the RT class refuse an RT task by name, and bad priorities
-// are refused.
+// An era without the RT class refuses an RT task by name, and bad
+// priorities are refused.
 func TestRTRefusals(t *testing.T) {
 	for _, c := range []struct {
 		era, want string
-	}{{"6.12", "fair_server"}, {"2.6-o1", "O(1) arrays"}} {
+	}{{"6.12", "fair_server"}} {
 		s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", c.era)
 		w := s.AddWorkload("rt", "rt")
 		_, err := s.Spawn(w, TaskSpec{Name: "rt", Program: hog(), Policy: PolicyFIFO, RTPrio: 10})
@@ -289,5 +289,44 @@ func TestRTPullWhenPriorityDrops(t *testing.T) {
 		if share < 0.45 || share > 0.55 || moved != 1 || s.rt.pushes+s.rt.pulls != 1 {
 			t.Errorf("RT_PUSH_IPI %s: the queued RT task ran %.3f of the time (pushes %d, pulls %d); want about 0.5 after one move", ipi, share, s.rt.pushes, s.rt.pulls)
 		}
+	}
+}
+
+// Era 2.6-o1 keeps RT tasks in its own priority arrays (2.6.7
+// kernel/sched.c): priority 99 - rt_priority with no sleep bonus, never
+// expired, so a SCHED_FIFO hog leaves a fair hog on its CPU nothing; a
+// woken RT task preempts even a nice -20 hog at once (TASK_PREEMPTS_CURR);
+// SCHED_RR tasks of one priority take turns every task_timeslice (nice 0:
+// 100 ms), not at sched_rr_timeslice_ms (a later sysctl).
+func TestO1RT(t *testing.T) {
+	s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "2.6-o1", "IDLE_STATES", "false")
+	s.debug = true
+	w := s.AddWorkload("mix", "mix")
+	fair := spawnOn(t, s, w, "fair", 0, 0, hog())
+	rt := spawnRT(t, s, w, "fifo", 0, cpumaskOf(s, 0), PolicyFIFO, 50, hog())
+	s.RunUntil(2 * Second)
+	s.updateCurr(s.cpus[0])
+	if rt.o1.prio != 49 || fair.sumExec > 10*Millisecond || rt.sumExec < 1900*Millisecond {
+		t.Errorf("O(1) FIFO hog: prio %d, ran %d ns beside a fair hog that ran %d ns; want prio 49 and the fair hog starved", rt.o1.prio, rt.sumExec, fair.sumExec)
+	}
+
+	s = newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "2.6-o1", "IDLE_STATES", "false")
+	w = s.AddWorkload("mix", "mix")
+	spawnOn(t, s, w, "hog", 0, -20, hog())
+	sleeper := spawnRT(t, s, w, "rt", 0, cpumaskOf(s, 0), PolicyFIFO, 10, periodic(50*Microsecond, 2*Millisecond))
+	s.RunUntil(Second)
+	if p99 := s.workloads[w].wakeLat.Summarize().P99; p99 > 20 || sleeper.wakeups < 400 {
+		t.Errorf("O(1) RT sleeper beside a nice -20 hog: p99 %d µs over %d wakeups, want a few µs", p99, sleeper.wakeups)
+	}
+
+	s = newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "2.6-o1", "IDLE_STATES", "false")
+	w = s.AddWorkload("rr", "rr")
+	a := spawnRT(t, s, w, "a", 0, cpumaskOf(s, 0), PolicyRR, 10, hog())
+	b := spawnRT(t, s, w, "b", 0, cpumaskOf(s, 0), PolicyRR, 10, hog())
+	start := s.stats.ctxSwitches
+	s.RunUntil(Second)
+	s.updateCurr(s.cpus[0])
+	if n := s.stats.ctxSwitches - start; n < 8 || n > 12 || a.sumExec < 400*Millisecond || b.sumExec < 400*Millisecond {
+		t.Errorf("O(1) SCHED_RR pair: %d switches in 1 s, CPU %d and %d ns; want ~10 switches (100 ms slices) and half each", n, a.sumExec, b.sumExec)
 	}
 }

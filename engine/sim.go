@@ -560,8 +560,10 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 		if spec.Slice != 0 {
 			return 0, fmt.Errorf("engine: task %q: a slice is a fair task's (policy %s has none)", spec.Name, spec.Policy)
 		}
-		if err := s.enableRT(); err != nil {
-			return 0, err
+		if !s.rules.rtInClass {
+			if err := s.enableRT(); err != nil {
+				return 0, err
+			}
 		}
 	default:
 		return 0, fmt.Errorf("engine: task %q: unknown policy %d (normal, fifo, rr)", spec.Name, spec.Policy)
@@ -579,7 +581,8 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 		timerCPU: -1, nrAllowed: allowed.Weight(),
 		policy: spec.Policy, rtPrio: spec.RTPrio,
 	}
-	if t.rt() {
+	if t.rtPolicy() && !s.rules.rtInClass {
+		t.inRT = true
 		t.rrLeft = s.rt.rrTicks
 	}
 	if spec.Slice != 0 {

@@ -81,7 +81,9 @@ func (s *Sim) dependentSleeper(c *cpu, p *Task) bool {
 			held = true
 		}
 		switch {
-		case q != nil && q.Nice > p.Nice:
+		case q != nil && (q.Nice > p.Nice || s.rules.rtInClass && p.rtPolicy() && !q.rtPolicy()):
+			// A lower-priority sibling, or (2.6.7) any non-RT one
+			// when p is RT ("|| rt_task(p)"), is rescheduled.
 			s.reschedRemote(o)
 		case q == nil && o.smtHeld:
 			s.kick(o, s.now+s.idleWakeDelay(o, c.id))
@@ -133,7 +135,13 @@ func (s *Sim) SMTHeld(cpu int) bool { return s.cpus[cpu].smtHeld }
 // 2.6.7 merged a variant that compares the two slices without the static
 // priority test).
 func (s *Sim) o1SMTNiceHolds(q, p *Task) bool {
-	if q == nil || q.mm == 0 || p.mm == 0 || p.o1.staticPrio <= q.o1.staticPrio {
+	if q == nil || q.mm == 0 || p.mm == 0 || p.rtPolicy() {
+		return false // an RT task is never held (2.6.7: "!rt_task(p)")
+	}
+	if q.rtPolicy() {
+		return true // "|| rt_task(smt_curr)": an RT sibling holds any user task
+	}
+	if p.o1.staticPrio <= q.o1.staticPrio {
 		return false
 	}
 	gain := s.k.Get(knob.PerCPUGain)

@@ -294,6 +294,7 @@ type Task struct {
 	policy Policy
 	rtPrio int
 	rrLeft int
+	inRT   bool // in rt.go's class (rt)
 
 	prog     Program
 	progInto ProgramInto // prog, when it is a ProgramInto
