@@ -349,7 +349,7 @@ func (s *Sim) selectRTCPU(p *Task, this int, d *Decision) (int, Stage) {
 	if curr := pc.curr; curr != nil && curr.rt() && (curr.nrAllowed < 2 || curr.kprio() <= p.kprio()) {
 		target := s.findLowestRQ(p, this)
 		if d != nil {
-			d.LowestPri, d.LowestN = s.rt.lowPri, s.rt.lowN
+			d.RTFind, d.LowestPri, d.LowestN = true, s.rt.lowPri, s.rt.lowN
 		}
 		if target >= 0 {
 			tc := s.cpus[target]

@@ -241,10 +241,12 @@ type Decision struct {
 	// and a fallback from them) only; zero for the fair class. PrevPri
 	// and ChosenPri are the cpupri levels of prev and of the chosen CPU
 	// at the decision (0: running fair tasks or idle, 1..99: the
-	// rt_priority of its highest RT task). LowestPri is the level of the
-	// mask cpupri_find found and LowestN its CPUs; LowestPri -1 when
-	// find_lowest_rq was not asked or found nothing below the wakee.
+	// rt_priority of its highest RT task). RTFind says prev ran an RT
+	// task the wakee could not preempt, so find_lowest_rq was asked;
+	// LowestPri is the level of the mask its cpupri_find found and
+	// LowestN that mask's CPUs (LowestPri -1: nothing below the wakee).
 	PrevPri, ChosenPri int
+	RTFind             bool
 	LowestPri, LowestN int
 }
 
