@@ -229,7 +229,17 @@ func (g *Game) drawMap(i int) {
 		}
 		b := AppendInt(g.scratch[:0], int64(cpu))
 		if r.W >= TextWidth(len(b))+2 && r.H >= GlyphH+1 {
-			p.text(r.X+2, r.Y+1, b, 0, textColorOn(bg))
+			// On an RT cell the number goes inside the frame when it fits,
+			// else in light text over the dark frame.
+			tx, ty, tc := r.X+2, r.Y+1, textColorOn(bg)
+			if f := RTFrame(min(r.W, r.H)); s.RT && f > 0 {
+				if r.W >= TextWidth(len(b))+2*f+4 && r.H >= GlyphH+2*f+3 {
+					tx, ty = r.X+f+2, r.Y+f+2
+				} else {
+					tc = textColorOn(colBackground)
+				}
+			}
+			p.text(tx, ty, b, 0, tc)
 			if n := waitingOn(v); n > 0 && r.H >= 2*GlyphH && r.W >= TextWidth(3)+2 {
 				b = append(g.scratch[:0], '+')
 				b = AppendInt(b, int64(n))
