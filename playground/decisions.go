@@ -60,13 +60,17 @@ type LoggedDecision struct {
 // preempt) and the mask its cpupri_find found (level -1: nothing below
 // the wakee).
 type RTPlacement struct {
-	Policy      string `json:"policy"` // "fifo", "rr"
-	RTPrio      int    `json:"rtprio"`
-	PrevLevel   int    `json:"prevLevel"`
-	ChosenLevel int    `json:"chosenLevel"`
-	FindLowest  bool   `json:"findLowest"`
-	LowestLevel int    `json:"lowestLevel"`
-	LowestCPUs  int    `json:"lowestCpus"`
+	Policy string `json:"policy"` // "fifo", "rr"
+	RTPrio int    `json:"rtprio"`
+	// Cpupri says select_task_rq_rt placed the wakee and the fields
+	// below are set; false for an era whose RT wakeups take another
+	// path (2.6's O(1) scheduler) or a wakee pinned to one CPU.
+	Cpupri      bool `json:"cpupri"`
+	PrevLevel   int  `json:"prevLevel"`
+	ChosenLevel int  `json:"chosenLevel"`
+	FindLowest  bool `json:"findLowest"`
+	LowestLevel int  `json:"lowestLevel"`
+	LowestCPUs  int  `json:"lowestCpus"`
 }
 
 // Tried is one stage of select_idle_sibling and what it gave.
@@ -248,8 +252,12 @@ func (l *DecisionLog) format(x *rawDecision) LoggedDecision {
 		o.SISLimit = -1
 	}
 	if x.policy != engine.PolicyNormal {
-		o.RT = &RTPlacement{Policy: x.policy.String(), RTPrio: x.rtprio, PrevLevel: d.PrevPri, ChosenLevel: d.ChosenPri,
-			FindLowest: d.RTFind, LowestLevel: d.LowestPri, LowestCPUs: d.LowestN}
+		o.RT = &RTPlacement{Policy: x.policy.String(), RTPrio: x.rtprio}
+	}
+	if x.policy != engine.PolicyNormal && RTSelected(d) {
+		r := o.RT
+		r.Cpupri, r.PrevLevel, r.ChosenLevel = true, d.PrevPri, d.ChosenPri
+		r.FindLowest, r.LowestLevel, r.LowestCPUs = d.RTFind, d.LowestPri, d.LowestN
 		o.Affine, o.AffineWhy = rtAffine(d)
 		o.Stages, o.Probes = rtStages(x)
 	} else {
@@ -290,11 +298,22 @@ func affine(d *engine.Decision) (string, string) {
 	return "prev", "wake_affine kept prev: the waker's CPU was neither idle nor lighter loaded"
 }
 
+// RTSelected reports whether select_task_rq_rt made decision d (its
+// stages, or a select_fallback_rq after them: selectRTCPU sets
+// LowestPri to -1 unless find_lowest_rq ran, and a fair decision leaves
+// both at zero).
+func RTSelected(d *engine.Decision) bool {
+	switch d.Stage {
+	case engine.StageRTPrev, engine.StageRTLowest:
+		return true
+	case engine.StageFallback:
+		return d.RTFind || d.LowestPri < 0
+	}
+	return false
+}
+
 // rtAffine is wake_affine's part in an RT wakeup: none.
 func rtAffine(d *engine.Decision) (string, string) {
-	if d.Stage == engine.StagePinned {
-		return "skipped", "the wakee may run on one CPU only: select_task_rq_rt keeps it there"
-	}
 	return "skipped", "an RT wakee: select_task_rq_rt places it by priority (cpupri), with no wake_affine, wake_wide or idle search; target = prev"
 }
 
@@ -302,9 +321,6 @@ func rtAffine(d *engine.Decision) (string, string) {
 // task the wakee cannot preempt; then find_lowest_rq over cpupri.
 func rtStages(x *rawDecision) (st []Tried, pr []Probed) {
 	d := &x.d
-	if d.Stage == engine.StagePinned {
-		return append(st, Tried{"pinned", fmt.Sprintf("CPU %d, its only allowed CPU", d.Chosen)}), pr
-	}
 	lv := func(l int) string {
 		if l == 0 {
 			return "level 0: fair tasks or idle"

@@ -40,7 +40,7 @@ func TestDecisionLogRTPlacement(t *testing.T) {
 			switch d.Stage {
 			case "rt_find_lowest_rq":
 				r := d.RT
-				if r == nil || r.Policy != "fifo" || r.RTPrio != 80 || !r.FindLowest || r.LowestCPUs <= 0 || r.LowestLevel < 0 ||
+				if r == nil || r.Policy != "fifo" || r.RTPrio != 80 || !r.Cpupri || !r.FindLowest || r.LowestCPUs <= 0 || r.LowestLevel < 0 ||
 					r.LowestLevel >= r.RTPrio || r.ChosenLevel != r.LowestLevel || r.PrevLevel < r.RTPrio {
 					t.Fatalf("rt_find_lowest_rq decision: %+v", r)
 				}
@@ -50,13 +50,13 @@ func TestDecisionLogRTPlacement(t *testing.T) {
 				lowest++
 			case "rt_prev":
 				r := d.RT
-				if r == nil || r.ChosenLevel != r.PrevLevel || d.Chosen != d.Prev {
+				if r == nil || !r.Cpupri || r.ChosenLevel != r.PrevLevel || d.Chosen != d.Prev {
 					t.Fatalf("rt_prev decision: chosen %d prev %d %+v", d.Chosen, d.Prev, r)
 				}
 				kept++
 			default:
-				if d.RT != nil {
-					t.Fatalf("%s decision of %s has an RT part %+v", d.Stage, d.Wakee, d.RT)
+				if d.RT != nil && d.RT.Cpupri {
+					t.Fatalf("%s decision of %s has a cpupri part %+v", d.Stage, d.Wakee, d.RT)
 				}
 				if strings.HasPrefix(d.Wakee, "schbench") && len(d.Stages) > 0 && !strings.HasPrefix(d.Stages[0].Stage, "rt_") {
 					fair++
@@ -66,6 +66,27 @@ func TestDecisionLogRTPlacement(t *testing.T) {
 	}
 	if lowest == 0 || kept == 0 || fair == 0 {
 		t.Fatalf("rt_find_lowest_rq %d, rt_prev %d, fair %d decisions seen", lowest, kept, fair)
+	}
+}
+
+// RTSelected tells select_task_rq_rt's decisions from the others (a
+// fair wakee's, an RT wakee's in an era without select_task_rq_rt).
+func TestRTSelected(t *testing.T) {
+	for _, c := range []struct {
+		d    engine.Decision
+		want bool
+	}{
+		{engine.Decision{Stage: engine.StageRTPrev, LowestPri: -1}, true},
+		{engine.Decision{Stage: engine.StageRTLowest, RTFind: true}, true},
+		{engine.Decision{Stage: engine.StageFallback, LowestPri: -1}, true},
+		{engine.Decision{Stage: engine.StageFallback, RTFind: true, LowestPri: 0, LowestN: 3}, true},
+		{engine.Decision{Stage: engine.StageFallback}, false},
+		{engine.Decision{Stage: engine.StageTarget}, false},
+		{engine.Decision{Stage: engine.StagePinned}, false},
+	} {
+		if got := RTSelected(&c.d); got != c.want {
+			t.Errorf("%s (RTFind %v, LowestPri %d): %v, want %v", c.d.Stage, c.d.RTFind, c.d.LowestPri, got, c.want)
+		}
 	}
 }
 
