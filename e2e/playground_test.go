@@ -456,6 +456,42 @@ func TestPlayground(t *testing.T) {
 		p.saveScreenshot("schedplay-e2e-zen4.png", png)
 	})
 
+	t.Run("g_rt_workload", func(t *testing.T) {
+		p := p.with(t)
+		// RT cyclictest threads (SCHED_FIFO 80) beside SCHED_FIFO 90 hogs
+		// on half the CPUs: the legend tags the RT workloads and has the
+		// RT frame, the decision panel explains the wakeups by cpupri.
+		p.setHash("#preset=amd-7950x-16c-32t&era=6.6&w=cyclictest:t=32,p=80&w=hog:n=16,policy=fifo,rtprio=90")
+		p.waitFor("the RT link to build", `sim.state().cpus === 32 && sim.state().building === null && sim.state().error === "" &&
+			(sim.state().workloads || []).length === 2`, 30*time.Second)
+		p.do("resume", chromedp.Evaluate[chromedp.Void](`sim.pause(false)`))
+		p.waitFor("the legend's RT entries", `(() => { const l = sim.state().legend || []; return l.includes("framed: RT task (FIFO/RR)") &&
+			l.some((x) => x.startsWith("cyclictest") && x.endsWith("[RT]")) && l.some((x) => x.startsWith("hog") && x.endsWith("[RT]")); })()`, 30*time.Second)
+		p.do("open the decision panel", chromedp.Evaluate[chromedp.Void](`document.getElementById("decisions-box").open = true`))
+		p.waitFor("an RT decision explained by cpupri", `(() => { const d = document.getElementById("decision").textContent;
+			return d.includes("cpupri") && d.includes("SCHED_FIFO, rt_priority 80") && d.includes("lowest mask") && d.includes("rt_prev"); })()`, 30*time.Second)
+		if !eval[bool](p, `[...document.querySelectorAll("#legend-list code")].some((c) => c.textContent === "rt_find_lowest_rq")`) {
+			t.Error("the panel's legend has no rt_find_lowest_rq row")
+		}
+		t.Logf("(g) decision panel: %s", shorten(eval[string](p, `document.getElementById("decision").textContent`), 300))
+		_, png := p.screenshot()
+		p.saveScreenshot("schedplay-e2e-rt.png", png)
+
+		// Era 6.12 refuses RT tasks: the banner says so and the page
+		// keeps answering.
+		p.setHash("#era=6.12&w=hog:n=2,policy=fifo,rtprio=50")
+		p.waitFor("6.12's RT refusal in the banner", `!document.getElementById("error").hidden &&
+			document.getElementById("error-text").textContent.includes("era 6.12 does not model SCHED_FIFO/SCHED_RR")`, 30*time.Second)
+		if st := p.state(); !st.Ready || st.Crash != nil {
+			t.Errorf("after the refusal: ready=%v crash=%v", st.Ready, st.Crash)
+		}
+		p.setHash("#seed=9")
+		p.waitFor("a good link to clear the refusal", `document.getElementById("error").hidden && sim.state().seed === 9 && sim.state().building === null`, 30*time.Second)
+		p.do("resume", chromedp.Evaluate[chromedp.Void](`sim.pause(false)`))
+		before := p.state().SimTime
+		p.waitFor("the simulation to run on after the refusal", fmt.Sprintf(`sim.state().simTime > %g`, before), 30*time.Second)
+	})
+
 	if f := con.failure(); f != "" {
 		t.Errorf("the page failed: %s\n%s", f, con.dump())
 	}

@@ -115,7 +115,7 @@ func (k rtStack) selectTaskRqFork(t *Task, cpu int) int {
 		// select_task_rq_rt with WF_FORK from the parent's CPU, as for
 		// a wakeup (the child's task_cpu is the parent's).
 		t.cpu = cpu
-		c, _ := k.s.selectRTCPU(t, cpu)
+		c, _ := k.s.selectRTCPU(t, cpu, nil)
 		return c
 	}
 	return k.fair.selectTaskRqFork(t, cpu)

@@ -121,6 +121,9 @@ type rtState struct {
 	distribute          bool  // find_lowest_rq uses cpumask_any*_distribute (v5.11)
 	timerOn             bool  // the RT period timer is armed
 	mask                cpumask.Mask
+	// lowPri and lowN are the level and weight of the mask the last
+	// cpupri_find left (lowN 0: none found), for the wakeup decision.
+	lowPri, lowN int
 	// Statistics.
 	pushes, pulls, throttles int64
 }
@@ -243,11 +246,14 @@ func (s *Sim) cpupriFind(p *Task) int {
 	}
 	m := s.rt.mask
 	m.AndNot(m)
+	n := 0
 	for i := p.allowed.First(); i >= 0; i = p.allowed.Next(i + 1) {
 		if s.cpupriLevel(s.cpus[i]) == low {
 			m.Set(i)
+			n++
 		}
 	}
+	s.rt.lowPri, s.rt.lowN = low, n
 	return low
 }
 
@@ -256,6 +262,7 @@ func (s *Sim) cpupriFind(p *Task) int {
 // CPU spans it, else the first (6.x: the next, rotating) lowest CPU of the
 // smallest such domain, else anything lowest. -1: none.
 func (s *Sim) findLowestRQ(p *Task, this int) int {
+	s.rt.lowPri, s.rt.lowN = -1, 0
 	if p.nrAllowed == 1 {
 		return -1
 	}
@@ -327,21 +334,30 @@ func (s *Sim) selectTaskRqRT(p *Task, this int, cur *Task, sync bool) *Decision 
 	if p.cpu < 0 {
 		p.cpu = prev
 	}
-	cpu, stage := s.selectRTCPU(p, this)
+	cpu, stage := s.selectRTCPU(p, this, d)
 	return s.finishDecision(d, cpu, stage)
 }
 
 // selectRTCPU is select_task_rq_rt's choice for p (on CPU p.cpu), run on
 // CPU this: p stays on its CPU unless that CPU runs an RT task p cannot
 // preempt (or one pinned there); then find_lowest_rq may move it to a CPU
-// running something of lower priority.
-func (s *Sim) selectRTCPU(p *Task, this int) (int, Stage) {
+// running something of lower priority. d, when not nil (a wakeup, not a
+// fork), gets the cpupri levels of prev and the chosen CPU and
+// cpupri_find's lowest mask.
+func (s *Sim) selectRTCPU(p *Task, this int, d *Decision) (int, Stage) {
 	prev := p.cpu
 	pc := s.cpus[prev]
 	s.scanCost += s.readLine(this, pc, s.now) // READ_ONCE(rq->curr)
 	cpu, stage := prev, StageRTPrev
+	if d != nil {
+		d.PrevPri, d.LowestPri = s.cpupriLevel(pc), -1
+	}
 	if curr := pc.curr; curr != nil && curr.rt() && (curr.nrAllowed < 2 || curr.kprio() <= p.kprio()) {
-		if target := s.findLowestRQ(p, this); target >= 0 {
+		target := s.findLowestRQ(p, this)
+		if d != nil {
+			d.RTFind, d.LowestPri, d.LowestN = true, s.rt.lowPri, s.rt.lowN
+		}
+		if target >= 0 {
 			tc := s.cpus[target]
 			s.scanCost += s.readLine(this, tc, s.now+s.scanCost) // highest_prio.curr
 			if p.kprio() < tc.rt.highest() {
@@ -351,6 +367,9 @@ func (s *Sim) selectRTCPU(p *Task, this int) (int, Stage) {
 	}
 	if !p.allowed.Test(cpu) {
 		cpu, stage = s.fallbackCPU(p, cpu), StageFallback
+	}
+	if d != nil {
+		d.ChosenPri = s.cpupriLevel(s.cpus[cpu])
 	}
 	return cpu, stage
 }

@@ -237,6 +237,17 @@ type Decision struct {
 	// Cost is the CPU time the search cost the waker: per CPU examined,
 	// probe_ns plus fetching that CPU's runqueue line (line.go).
 	Cost int64
+	// RT wakeups (select_task_rq_rt, stages rt_prev, rt_find_lowest_rq
+	// and a fallback from them) only; zero for the fair class. PrevPri
+	// and ChosenPri are the cpupri levels of prev and of the chosen CPU
+	// at the decision (0: running fair tasks or idle, 1..99: the
+	// rt_priority of its highest RT task). RTFind says prev ran an RT
+	// task the wakee could not preempt, so find_lowest_rq was asked;
+	// LowestPri is the level of the mask its cpupri_find found and
+	// LowestN that mask's CPUs (LowestPri -1: nothing below the wakee).
+	PrevPri, ChosenPri int
+	RTFind             bool
+	LowestPri, LowestN int
 }
 
 // probe is available_idle_cpu with bookkeeping: every check is recorded and

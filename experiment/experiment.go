@@ -290,6 +290,18 @@ func field(res *scenario.Result, r presets.MetricRef) (float64, error) {
 			return 0, fmt.Errorf("no wakeups")
 		}
 		return 100 * float64(d.Requeued) / float64(res.Search.Wakeups), nil
+	case "rt_cpu_pct", "fair_cpu_pct", "rt_throttles":
+		rt := res.RT
+		if rt == nil {
+			return 0, fmt.Errorf("the run has no RT task (policy=fifo|rr)")
+		}
+		switch r.Field {
+		case "rt_cpu_pct":
+			return rt.CPUPct, nil
+		case "fair_cpu_pct":
+			return res.CPUBusyPct - rt.CPUPct, nil
+		}
+		return float64(rt.Throttles), nil
 	case "migrations_cross_llc":
 		// Every migration that leaves the LLC: to another LLC of the
 		// socket or to the other socket.

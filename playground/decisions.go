@@ -48,6 +48,29 @@ type LoggedDecision struct {
 	// LatencyNS is the time from the decision until the wakee ran (-1:
 	// it has not run yet).
 	LatencyNS int64 `json:"latency"`
+	// RT explains an RT wakee's placement (select_task_rq_rt); nil for a
+	// fair wakee.
+	RT *RTPlacement `json:"rt,omitempty"`
+}
+
+// RTPlacement is what select_task_rq_rt saw: the wakee's policy and
+// rt_priority, the cpupri levels of prev and of the chosen CPU (0: fair
+// or idle, 1..99: the rt_priority of the CPU's highest RT task), whether
+// find_lowest_rq was asked (prev ran an RT task the wakee could not
+// preempt) and the mask its cpupri_find found (level -1: nothing below
+// the wakee).
+type RTPlacement struct {
+	Policy string `json:"policy"` // "fifo", "rr"
+	RTPrio int    `json:"rtprio"`
+	// Cpupri says select_task_rq_rt placed the wakee and the fields
+	// below are set; false for an era whose RT wakeups take another
+	// path (2.6's O(1) scheduler) or a wakee pinned to one CPU.
+	Cpupri      bool `json:"cpupri"`
+	PrevLevel   int  `json:"prevLevel"`
+	ChosenLevel int  `json:"chosenLevel"`
+	FindLowest  bool `json:"findLowest"`
+	LowestLevel int  `json:"lowestLevel"`
+	LowestCPUs  int  `json:"lowestCpus"`
 }
 
 // Tried is one stage of select_idle_sibling and what it gave.
@@ -84,6 +107,8 @@ type rawDecision struct {
 	recent  int
 	latency int64
 	sisCore bool
+	policy  engine.Policy // the wakee's
+	rtprio  int
 }
 
 // probeState is a probed CPU's state at the decision.
@@ -200,8 +225,11 @@ func (l *DecisionLog) onWakeup(d *engine.Decision) {
 	x.d.Probes = probes
 	x.latency, x.recent = -1, -1
 	x.sisCore = l.sim.Knobs().On(knob.SIS_CORE)
+	x.policy, x.rtprio = engine.PolicyNormal, 0
 	if d.Task >= 0 && int(d.Task) < l.sim.NumTasks() {
-		x.recent = l.sim.Task(d.Task).RecentUsedCPU()
+		t := l.sim.Task(d.Task)
+		x.policy, x.rtprio = t.Policy(), t.RTPrio()
+		x.recent = t.RecentUsedCPU()
 		if d.Stage == engine.StageRecent {
 			x.recent = d.Chosen // select_idle_sibling swapped it with prev
 		}
@@ -223,8 +251,19 @@ func (l *DecisionLog) format(x *rawDecision) LoggedDecision {
 	if o.SISLimit >= 1<<30 {
 		o.SISLimit = -1
 	}
-	o.Affine, o.AffineWhy = affine(d)
-	o.Stages, o.Probes = l.stages(x)
+	if x.policy != engine.PolicyNormal {
+		o.RT = &RTPlacement{Policy: x.policy.String(), RTPrio: x.rtprio}
+	}
+	if x.policy != engine.PolicyNormal && RTSelected(d) {
+		r := o.RT
+		r.Cpupri, r.PrevLevel, r.ChosenLevel = true, d.PrevPri, d.ChosenPri
+		r.FindLowest, r.LowestLevel, r.LowestCPUs = d.RTFind, d.LowestPri, d.LowestN
+		o.Affine, o.AffineWhy = rtAffine(d)
+		o.Stages, o.Probes = rtStages(x)
+	} else {
+		o.Affine, o.AffineWhy = affine(d)
+		o.Stages, o.Probes = l.stages(x)
+	}
 	// A decision without stages or probes (an era whose wakeup path did
 	// not search) is written as [] rather than null for the page.
 	if o.Stages == nil {
@@ -257,6 +296,54 @@ func affine(d *engine.Decision) (string, string) {
 		return "waker", why
 	}
 	return "prev", "wake_affine kept prev: the waker's CPU was neither idle nor lighter loaded"
+}
+
+// RTSelected reports whether select_task_rq_rt made decision d (its
+// stages, or a select_fallback_rq after them: selectRTCPU sets
+// LowestPri to -1 unless find_lowest_rq ran, and a fair decision leaves
+// both at zero).
+func RTSelected(d *engine.Decision) bool {
+	switch d.Stage {
+	case engine.StageRTPrev, engine.StageRTLowest:
+		return true
+	case engine.StageFallback:
+		return d.RTFind || d.LowestPri < 0
+	}
+	return false
+}
+
+// rtAffine is wake_affine's part in an RT wakeup: none.
+func rtAffine(d *engine.Decision) (string, string) {
+	return "skipped", "an RT wakee: select_task_rq_rt places it by priority (cpupri), with no wake_affine, wake_wide or idle search; target = prev"
+}
+
+// rtStages is select_task_rq_rt's path: keep prev unless it runs an RT
+// task the wakee cannot preempt; then find_lowest_rq over cpupri.
+func rtStages(x *rawDecision) (st []Tried, pr []Probed) {
+	d := &x.d
+	lv := func(l int) string {
+		if l == 0 {
+			return "level 0: fair tasks or idle"
+		}
+		return fmt.Sprintf("level %d: an RT task of rt_priority %d", l, l)
+	}
+	if !d.RTFind {
+		st = append(st, Tried{"rt_prev", fmt.Sprintf("CPU %d (cpupri %s) runs nothing the wakee (rt_priority %d) cannot preempt: chosen", d.Prev, lv(d.PrevPri), x.rtprio)})
+	} else {
+		st = append(st, Tried{"rt_prev", fmt.Sprintf("CPU %d (cpupri %s) runs an RT task the wakee (rt_priority %d) cannot preempt: find_lowest_rq", d.Prev, lv(d.PrevPri), x.rtprio)})
+		switch {
+		case d.LowestPri < 0:
+			st = append(st, Tried{"rt_find_lowest_rq", fmt.Sprintf("cpupri_find: no allowed CPU below rt_priority %d; stays on prev CPU %d", x.rtprio, d.Prev)})
+		case d.Stage == engine.StageRTLowest:
+			st = append(st, Tried{"rt_find_lowest_rq", fmt.Sprintf("cpupri_find: %d CPUs at the lowest %s; found CPU %d (%s): chosen", d.LowestN, lv(d.LowestPri), d.Chosen, lv(d.ChosenPri))})
+		default:
+			st = append(st, Tried{"rt_find_lowest_rq", fmt.Sprintf("cpupri_find: %d CPUs at the lowest %s, but the one picked was no lower than the wakee: stays on prev CPU %d", d.LowestN, lv(d.LowestPri), d.Prev)})
+		}
+	}
+	if d.Stage == engine.StageFallback {
+		st = append(st, Tried{"fallback", fmt.Sprintf("the CPU chosen is not allowed: select_fallback_rq gave CPU %d", d.Chosen)})
+	}
+	return st, pr
 }
 
 // delayedResult is the panel's outcome of a delayed_requeue decision: the

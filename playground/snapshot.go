@@ -46,6 +46,9 @@ type Snapshot struct {
 	// Polling says, per CPU, that it idles in a polling state (the
 	// engine's Sim.Polling).
 	Polling []bool
+	// RT says, per CPU, that it runs an RT task (SCHED_FIFO or
+	// SCHED_RR): the map draws it apart from a CPU running a fair task.
+	RT []bool
 	// Pinned lists the tasks waiting on a runqueue whose affinity does
 	// not cover every CPU (the work-conservation meter counts a waiting
 	// task only for the idle CPUs it may run on).
@@ -56,7 +59,12 @@ type Snapshot struct {
 
 // HistSnap is one workload's wakeup latency summary.
 type HistSnap struct {
-	Name  string
+	Name string
+	// Class is the scheduling class of the workload's tasks: ClassFair,
+	// ClassRT (all of them SCHED_FIFO/SCHED_RR) or ClassMixed. The
+	// engine keeps one latency histogram per workload, so a workload's
+	// series is RT wakeup latency exactly when its class is ClassRT.
+	Class WorkloadClass
 	Count int64
 	Pct   [3]int64 // p50, p99, p99.9 (µs)
 	Max   int64
@@ -73,6 +81,27 @@ type PinnedTask struct {
 // Allows reports whether the task may run on cpu.
 func (p *PinnedTask) Allows(cpu int) bool {
 	return cpu >= 0 && cpu/64 < len(p.Allowed) && p.Allowed[cpu/64]&(1<<uint(cpu%64)) != 0
+}
+
+// WorkloadClass is the scheduling class of a workload's tasks.
+type WorkloadClass uint8
+
+const (
+	ClassFair  WorkloadClass = iota // every task SCHED_OTHER (or no task yet)
+	ClassRT                         // every task SCHED_FIFO or SCHED_RR
+	ClassMixed                      // some of each
+)
+
+// Tag is the class as the page labels a workload: "" for fair, "RT",
+// "RT+fair".
+func (c WorkloadClass) Tag() string {
+	switch c {
+	case ClassRT:
+		return "RT"
+	case ClassMixed:
+		return "RT+fair"
+	}
+	return ""
 }
 
 // SnapPercentiles are the percentiles HistSnap.Pct holds.
@@ -140,10 +169,13 @@ func (s *Snapshot) Fill(sim *engine.Sim, dec int64, bars bool, info int) int64 {
 			hs.Bars = h.AppendBars(hs.Bars)
 		}
 	}
-	s.Polling = s.Polling[:0]
+	s.Polling, s.RT = s.Polling[:0], s.RT[:0]
 	for c := range s.Views {
-		s.Polling = append(s.Polling, s.Views[c].Curr < 0 && sim.Polling(c))
+		v := &s.Views[c]
+		s.Polling = append(s.Polling, v.Curr < 0 && sim.Polling(c))
+		s.RT = append(s.RT, v.Curr >= 0 && int(v.Curr) < sim.NumTasks() && sim.Task(v.Curr).Policy() != engine.PolicyNormal)
 	}
+	s.fillClasses(sim)
 	s.fillPinned(sim)
 	s.InfoCPU, s.InfoOK = info, false
 	if info >= 0 && info < len(s.Views) {
@@ -155,6 +187,40 @@ func (s *Snapshot) Fill(sim *engine.Sim, dec int64, bars bool, info int) int64 {
 	}
 	return dec
 }
+
+// fillClasses sets each workload histogram's class from its tasks.
+func (s *Snapshot) fillClasses(sim *engine.Sim) {
+	var rt, fair [MaxClassWorkloads]bool
+	for id := 0; id < sim.NumTasks(); id++ {
+		t := sim.Task(engine.TaskID(id))
+		if t == nil {
+			continue
+		}
+		w := t.Workload()
+		if w < 0 || w >= len(s.Hists) || w >= MaxClassWorkloads {
+			continue
+		}
+		if t.Policy() != engine.PolicyNormal {
+			rt[w] = true
+		} else {
+			fair[w] = true
+		}
+	}
+	for w := range s.Hists {
+		c := ClassFair
+		if w < MaxClassWorkloads && rt[w] {
+			c = ClassRT
+			if fair[w] {
+				c = ClassMixed
+			}
+		}
+		s.Hists[w].Class = c
+	}
+}
+
+// MaxClassWorkloads bounds the workloads whose class a snapshot tells
+// (the rest read as fair); the page shows fewer.
+const MaxClassWorkloads = 64
 
 // fillPinned lists the runnable tasks with a restricted affinity.
 func (s *Snapshot) fillPinned(sim *engine.Sim) {
@@ -187,7 +253,7 @@ func (s *Snapshot) fillPinned(sim *engine.Sim) {
 }
 
 // snapVersion starts every encoded snapshot.
-const snapVersion = 4
+const snapVersion = 5
 
 type enc struct{ b []byte }
 
@@ -209,10 +275,13 @@ func (e *enc) decision(d *engine.Decision) {
 	for _, v := range []int{d.WakerCPU, d.Prev, d.Target, d.Chosen, int(d.Stage), d.SISProbes, d.SISLimit} {
 		e.i(int64(v))
 	}
-	for _, v := range []bool{d.Sync, d.WakeWide, d.WantAffine, d.SISCalled, d.SISCutShort, d.ChosenIdle} {
+	for _, v := range []bool{d.Sync, d.WakeWide, d.WantAffine, d.SISCalled, d.SISCutShort, d.ChosenIdle, d.RTFind} {
 		e.u(v)
 	}
 	e.i(d.Cost)
+	for _, v := range []int{d.PrevPri, d.ChosenPri, d.LowestPri, d.LowestN} {
+		e.i(int64(v))
+	}
 	e.i(int64(len(d.Probes)))
 	for _, p := range d.Probes {
 		e.b = binary.LittleEndian.AppendUint32(e.b, uint32(p))
@@ -266,6 +335,7 @@ func (s *Snapshot) Encode(b []byte) []byte {
 	for i := range s.Hists {
 		h := &s.Hists[i]
 		e.s(h.Name)
+		e.b = append(e.b, byte(h.Class))
 		e.i(h.Count)
 		for _, p := range h.Pct {
 			e.i(p)
@@ -285,6 +355,10 @@ func (s *Snapshot) Encode(b []byte) []byte {
 	}
 	e.i(int64(len(s.Polling)))
 	for _, v := range s.Polling {
+		e.u(v)
+	}
+	e.i(int64(len(s.RT)))
+	for _, v := range s.RT {
 		e.u(v)
 	}
 	e.i(int64(len(s.Pinned)))
@@ -325,6 +399,15 @@ func (d *dec) i32() int {
 	d.b = d.b[4:]
 	return v
 }
+func (d *dec) byte() byte {
+	if len(d.b) < 1 {
+		d.bad = true
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
 func (d *dec) f() float64 { return math.Float64frombits(uint64(d.i())) }
 func (d *dec) u() bool {
 	if len(d.b) < 1 {
@@ -362,10 +445,11 @@ func (d *dec) decision(x *engine.Decision) {
 	}
 	x.Stage = engine.Stage(d.i())
 	x.SISProbes, x.SISLimit = int(d.i()), int(d.i())
-	for _, p := range []*bool{&x.Sync, &x.WakeWide, &x.WantAffine, &x.SISCalled, &x.SISCutShort, &x.ChosenIdle} {
+	for _, p := range []*bool{&x.Sync, &x.WakeWide, &x.WantAffine, &x.SISCalled, &x.SISCutShort, &x.ChosenIdle, &x.RTFind} {
 		*p = d.u()
 	}
 	x.Cost = d.i()
+	x.PrevPri, x.ChosenPri, x.LowestPri, x.LowestN = int(d.i()), int(d.i()), int(d.i()), int(d.i())
 	n := d.n(4)
 	x.Probes = x.Probes[:0]
 	for k := 0; k < n; k++ {
@@ -428,6 +512,7 @@ func (s *Snapshot) Decode(b []byte) error {
 	for k := 0; k < n && !d.bad; k++ {
 		h := &s.Hists[k]
 		h.Name = d.s()
+		h.Class = WorkloadClass(d.byte())
 		h.Count = d.i()
 		for p := range h.Pct {
 			h.Pct[p] = d.i()
@@ -448,6 +533,11 @@ func (s *Snapshot) Decode(b []byte) error {
 	s.Polling = s.Polling[:0]
 	for k := 0; k < n; k++ {
 		s.Polling = append(s.Polling, d.u())
+	}
+	n = d.n(1)
+	s.RT = s.RT[:0]
+	for k := 0; k < n; k++ {
+		s.RT = append(s.RT, d.u())
 	}
 	n = d.n(16)
 	s.Pinned = s.Pinned[:0]

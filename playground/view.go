@@ -40,6 +40,9 @@ type PageState struct {
 	// Story says in a few sentences what the run shows (the fresh page's
 	// A/B, an experiment), or nothing.
 	Story string `json:"story"`
+	// Legend are the canvas legend's labels: the workloads (tagged [RT]
+	// or [RT+fair] when their tasks are RT) and what the colours mean.
+	Legend []string `json:"legend"`
 }
 
 // ArmState summarises one arm for the page.

@@ -128,6 +128,11 @@ var MetricFields = []string{
 	// by a pick, moved while delayed, and the share of all wakeups that
 	// were requeues.
 	"delayed", "delayed_requeued", "delayed_dequeued", "delayed_migrated", "delayed_requeue_pct",
+	// The RT class (scenario.Result's rt; an error in a run without an
+	// RT task): the RT tasks' share of all CPU time, the fair (and
+	// other non-RT) tasks' share (cpu_busy_pct minus it), and how often
+	// an RT runqueue was throttled.
+	"rt_cpu_pct", "fair_cpu_pct", "rt_throttles",
 }
 
 // metricRef is ARM[/WORKLOAD]:FIELD, e.g. "C:p99" or "HT/0:completion_s".

@@ -1301,6 +1301,8 @@
     ["busy target", "nothing idle found: the wakee queues on target behind what runs there (the tail)"],
     ["pinned", "the wakee may run on one CPU only: no search at all"],
     ["delayed", "era 6.12 (DELAY_DEQUEUE): the wakee went to sleep with negative lag and was still queued; ttwu_runnable requeues it on its previous CPU, with no select_task_rq and no search"],
+    ["rt_prev", "an RT wakee (SCHED_FIFO/RR), select_task_rq_rt: it stays on its previous CPU unless that CPU runs an RT task it cannot preempt (of its priority or higher, or pinned there)"],
+    ["rt_find_lowest_rq", "then find_lowest_rq: cpupri_find takes the allowed CPUs of the lowest cpupri level below the wakee's (level 0: fair tasks or idle; 1..99: the rt_priority of the CPU's highest RT task) and picks one, preferring prev, then the waker's CPU, then the nearest domain"],
   ];
   const STATES = [
     ["busy", "running a task, or with tasks queued"],
@@ -1331,7 +1333,8 @@
       dl.append(el("dt", {}, el("span", { class: "chip " + stateClass(name), textContent: name })), el("dd", { textContent: doc }));
     }
     dl.append(el("dt", { class: "legend-head", textContent: "On the map" }),
-      el("dd", { textContent: "After \"Step one wakeup\" (or a click on a decision here), the map draws that decision's probe path in order, from target to the CPU chosen." }));
+      el("dd", { textContent: "After \"Step one wakeup\" (or a click on a decision here), the map draws that decision's probe path in order, from target to the CPU chosen." }),
+      el("dd", { textContent: "A CPU running an RT task (SCHED_FIFO/RR) is drawn in its workload's colour inside a dark frame (\"framed: RT task\" in the map's legend); workloads whose tasks are RT are tagged [RT], and their latency charts are RT wakeup latency." }));
   }
 
   function wireDecisions() {
@@ -1395,6 +1398,16 @@
     renderDecision(shown);
   }
 
+  // rtPlacement says where an RT wakee went by cpupri level.
+  function rtPlacement(x) {
+    const r = x.rt;
+    const lvl = (l) => `level ${l}${l === 0 ? " (fair or idle)" : ""}`;
+    const mask = !r.findLowest ? "lowest mask: not asked (prev runs nothing the wakee cannot preempt)"
+      : r.lowestLevel < 0 ? "lowest mask: no allowed CPU below the wakee's priority"
+      : `lowest mask: ${r.lowestCpus} CPU${r.lowestCpus === 1 ? "" : "s"} at ${lvl(r.lowestLevel)}`;
+    return `prev CPU ${x.prev} at ${lvl(r.prevLevel)} · chosen CPU ${x.chosen} at ${lvl(r.chosenLevel)} · ${mask}`;
+  }
+
   function renderDecision(x) {
     const box = $("decision");
     if (!x) {
@@ -1414,8 +1427,9 @@
     box.replaceChildren(
       el("div", { class: "dec-head" }, `#${x.n} at t = ${(x.time / 1e9).toFixed(6)} s`),
       kv("waker", `${x.waker} on CPU ${x.wakerCpu}`),
-      kv("wakee", x.wakee + (x.sync ? " (sync wakeup)" : "")),
-      kv("prev / target / recent_used_cpu", `${x.prev} / ${x.target} / ${x.recent < 0 ? "none" : x.recent}`),
+      kv("wakee", x.wakee + (x.rt ? ` (SCHED_${x.rt.policy.toUpperCase()}, rt_priority ${x.rt.rtprio})` : "") + (x.sync ? " (sync wakeup)" : "")),
+      x.rt && x.rt.cpupri ? kv("prev / target", `${x.prev} / ${x.target}`) : kv("prev / target / recent_used_cpu", `${x.prev} / ${x.target} / ${x.recent < 0 ? "none" : x.recent}`),
+      ...(x.rt && x.rt.cpupri ? [kv("cpupri", rtPlacement(x))] : []),
       kv("wake_affine", `${x.affine}: ${x.affineWhy}`),
       el("div", { class: "dec-sub", textContent: "stages tried" }), stages,
       el("div", { class: "dec-sub", textContent: `CPUs probed, in order (${x.probes.length})` }), probes,

@@ -2,7 +2,11 @@
 
 package ui
 
-import "image/color"
+import (
+	"image/color"
+
+	"schedplay/playground"
+)
 
 // The machine map: sockets containing LLCs (with the has_idle_cores
 // square) containing cores containing hardware-thread cells; the header
@@ -12,6 +16,7 @@ import "image/color"
 // legend item kinds.
 const (
 	legWorkload = iota
+	legRT
 	legIdle
 	legPolling
 	legWaking
@@ -33,8 +38,15 @@ type legendItem struct {
 func (g *Game) legendItems() []legendItem {
 	var out []legendItem
 	a := g.arms[0]
+	rt := -1
 	for w := 0; w < a.nw; w++ {
 		out = append(out, legendItem{legWorkload, w, a.names[w]})
+		if rt < 0 && a.classes[w] != playground.ClassFair {
+			rt = w
+		}
+	}
+	if rt >= 0 {
+		out = append(out, legendItem{legRT, rt, "framed: RT task (FIFO/RR)"})
 	}
 	st := g.topo.Spec.IdleStates
 	for i := g.firstPhys; i < len(st); i++ {
@@ -81,6 +93,8 @@ func (g *Game) drawHeader() {
 		switch it.kind {
 		case legWorkload:
 			g.cell(sw, CellState{Kind: CellRunning, Workload: it.arg})
+		case legRT:
+			g.cell(sw, CellState{Kind: CellRunning, Workload: it.arg, RT: true})
 		case legIdle:
 			g.cell(sw, CellState{Kind: CellIdle, Depth: it.arg, Depths: nd})
 		case legPolling:
@@ -143,6 +157,15 @@ func (g *Game) cell(r Rect, s CellState) color.RGBA {
 		if WorkloadStriped(s.Workload) && r.W >= 4 && r.H >= 4 {
 			stripes(colBackground)
 		}
+		if s.RT {
+			if f := RTFrame(min(r.W, r.H)); f > 0 {
+				in := Rect{r.X + 1, r.Y + 1, r.W - 2, r.H - 2}
+				p.stroke(in, f, colBackground)
+			} else {
+				bg = RTDark(bg)
+				p.fillR(r, bg)
+			}
+		}
 	}
 	return bg
 }
@@ -189,6 +212,7 @@ func (g *Game) drawMap(i int) {
 		}
 		v := &a.views[cpu]
 		s := Classify(v, cpu < len(a.polling) && a.polling[cpu], g.firstPhys, len(st))
+		s.RT = s.Kind == CellRunning && cpu < len(a.rt) && a.rt[cpu]
 		bg := g.cell(r, s)
 		if s.Kind != CellRunning && r.W >= 8 && r.H >= 8 {
 			p.stroke(r, 1, colIdleEdge)
@@ -205,7 +229,17 @@ func (g *Game) drawMap(i int) {
 		}
 		b := AppendInt(g.scratch[:0], int64(cpu))
 		if r.W >= TextWidth(len(b))+2 && r.H >= GlyphH+1 {
-			p.text(r.X+2, r.Y+1, b, 0, textColorOn(bg))
+			// On an RT cell the number goes inside the frame when it fits,
+			// else in light text over the dark frame.
+			tx, ty, tc := r.X+2, r.Y+1, textColorOn(bg)
+			if f := RTFrame(min(r.W, r.H)); s.RT && f > 0 {
+				if r.W >= TextWidth(len(b))+2*f+4 && r.H >= GlyphH+2*f+3 {
+					tx, ty = r.X+f+2, r.Y+f+2
+				} else {
+					tc = textColorOn(colBackground)
+				}
+			}
+			p.text(tx, ty, b, 0, tc)
 			if n := waitingOn(v); n > 0 && r.H >= 2*GlyphH && r.W >= TextWidth(3)+2 {
 				b = append(g.scratch[:0], '+')
 				b = AppendInt(b, int64(n))

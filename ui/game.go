@@ -107,8 +107,9 @@ type Game struct {
 	workNS      int64
 	frames      int
 	windowStart time.Time
-	frameMs     atomic.Uint64 // float64 bits
-	shownT      atomic.Uint64 // float64 bits: ShownTime
+	frameMs     atomic.Uint64            // float64 bits
+	legendPub   atomic.Pointer[[]string] // the legend's labels, for the page's state
+	shownT      atomic.Uint64            // float64 bits: ShownTime
 }
 
 // target names a CPU of an arm (cpu -1: none).
@@ -161,6 +162,16 @@ func (g *Game) SetBaseline(arm int) { g.shell.setBaseline(arm) }
 // A's), in seconds: the t of its status line, for a panel that wants to
 // show the same figure.
 func (g *Game) ShownTime() float64 { return math.Float64frombits(g.shownT.Load()) }
+
+// LegendLabels are the labels of the canvas's legend (the workloads,
+// tagged [RT] when theirs are RT tasks, then what the colours mean), as
+// of the last rebuild. Safe to call from any goroutine.
+func (g *Game) LegendLabels() []string {
+	if p := g.legendPub.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
 
 // FrameMs is the average CPU time of Update plus Draw per frame over the
 // last complete second, in milliseconds.

@@ -78,6 +78,9 @@ func (b *infoBox) build(g *Game, arms []*playground.ArmView) {
 		}
 		*l = append(*l, " task "...)
 		*l = AppendInt(*l, int64(v.Curr))
+		if t.cpu < len(a.rt) && a.rt[t.cpu] {
+			*l = append(*l, "  RT (SCHED_FIFO/RR)"...)
+		}
 		*l = append(*l, "  nice "...)
 		*l = AppendInt(*l, int64(v.Nice))
 		*l = append(*l, "  latency-nice "...)

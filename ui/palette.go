@@ -12,6 +12,10 @@ import (
 //     (Okabe & Ito, "Color Universal Design", 2008), which stays
 //     distinguishable under the common colour-vision deficiencies.
 //     Lighter for negative nice, darker for positive.
+//   - A CPU running an RT task (SCHED_FIFO, SCHED_RR) keeps its
+//     workload's hue, unshaded (nice means nothing to the RT class),
+//     inside a dark frame; a cell too small for the frame is the hue
+//     darkened further than any nice shade (RTDark).
 //   - Idle CPUs are neutral greys, lighter for shallower C-states (the
 //     quicker they wake) and darker for deeper ones; a polling CPU (the
 //     POLL state) is the lightest grey and carries a dot.
@@ -133,6 +137,8 @@ type CellState struct {
 	// 0 the shallowest (CellIdle only); Depths how many there are.
 	Depth, Depths int
 	Queued        int // tasks waiting on the runqueue
+	// RT: the running task is SCHED_FIFO or SCHED_RR (CellRunning only).
+	RT bool
 }
 
 // Classify says what CPU v shows. polling says the CPU is idle in a
@@ -174,6 +180,9 @@ func IdleColor(d, n int) color.RGBA {
 func CellColor(s CellState) color.RGBA {
 	switch s.Kind {
 	case CellRunning:
+		if s.RT {
+			return WorkloadColor(s.Workload)
+		}
 		return NiceShade(WorkloadColor(s.Workload), s.Nice)
 	case CellPolling:
 		return colPolling
@@ -183,6 +192,22 @@ func CellColor(s CellState) color.RGBA {
 		return IdleColor(0, 1)
 	}
 	return IdleColor(s.Depth, s.Depths)
+}
+
+// RTDark is the fill of an RT cell too small for its frame: the hue
+// darkened 60% toward black, past the deepest nice shade (45%).
+func RTDark(c color.RGBA) color.RGBA { return Mix(c, color.RGBA{0, 0, 0, 0xff}, 0.6) }
+
+// rtFrameMin is the smallest cell side that has room for the RT frame.
+const rtFrameMin = 6
+
+// RTFrame is the thickness of an RT cell's dark frame for a cell of
+// side n (0: too small, the cell is RTDark instead).
+func RTFrame(n int) int {
+	if n < rtFrameMin {
+		return 0
+	}
+	return max(1, n/6)
 }
 
 // QueueFraction is how much of a cell the runqueue-depth bar fills:

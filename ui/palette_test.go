@@ -203,3 +203,24 @@ func TestClassify(t *testing.T) {
 		t.Error("palette repeats striped")
 	}
 }
+
+// An RT cell keeps its workload's hue, unshaded by nice, framed; a cell
+// too small for the frame is darker than any nice shade of the hue.
+func TestRTCell(t *testing.T) {
+	s := CellState{Kind: CellRunning, Workload: 2, Nice: 19, RT: true}
+	if CellColor(s) != WorkloadColor(2) {
+		t.Errorf("RT cell %v, want the unshaded hue %v", CellColor(s), WorkloadColor(2))
+	}
+	for w := range workloadPalette {
+		c := WorkloadColor(w)
+		if d, n := lab(RTDark(c), normalVision)[0], lab(NiceShade(c, 19), normalVision)[0]; d >= n-3 {
+			t.Errorf("workload %d: RTDark L* %.1f not clearly below nice 19's %.1f", w, d, n)
+		}
+		if deltaE(RTDark(c), colIdleDeep, normalVision) < 5 {
+			t.Errorf("workload %d: RTDark %v too close to the deepest idle grey", w, RTDark(c))
+		}
+	}
+	if RTFrame(5) != 0 || RTFrame(6) != 1 || RTFrame(9) != 1 || RTFrame(24) != 4 {
+		t.Errorf("RTFrame: 5→%d 6→%d 9→%d 24→%d", RTFrame(5), RTFrame(6), RTFrame(9), RTFrame(24))
+	}
+}

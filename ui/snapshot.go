@@ -16,6 +16,7 @@ type armState struct {
 	label   []byte // "A", "B: SIS_CORE=0"
 	views   []engine.CPUView
 	polling []bool       // per CPU: idle in a polling state
+	rt      []bool       // per CPU: runs an RT task
 	cons    Conservation // the machine's state in this snapshot
 	hasIdle []bool       // per LLC: has_idle_cores
 	tot     engine.Totals
@@ -27,7 +28,8 @@ type armState struct {
 	series   *ArmSeries
 	ops      [MaxHistPanels]int64
 	nw       int      // workloads
-	names    []string // workload names
+	names    []string // workload names, tagged " [RT]" or " [RT+fair]"
+	classes  []playground.WorkloadClass
 	hist     [MaxHistPanels]histData
 }
 
@@ -94,13 +96,21 @@ func (g *Game) rebuild(arms []*playground.ArmView) {
 		a.flashes.Reset()
 		a.series.Reset()
 		a.nw = len(s.Hists)
-		a.names = a.names[:0]
+		a.names, a.classes = a.names[:0], a.classes[:0]
 		for w := 0; w < a.nw; w++ {
-			a.names = append(a.names, s.Hists[w].Name)
+			h := &s.Hists[w]
+			name := h.Name
+			if tag := h.Class.Tag(); tag != "" {
+				name += " [" + tag + "]"
+			}
+			a.names = append(a.names, name)
+			a.classes = append(a.classes, h.Class)
 		}
 		a.hist = [MaxHistPanels]histData{}
 	}
 	g.legend = g.legendItems()
+	labels := g.legendLabels()
+	g.legendPub.Store(&labels)
 	g.page = nil // relayout for the new machine
 }
 
@@ -125,6 +135,7 @@ func (g *Game) snapshot(arms []*playground.ArmView, freeze bool) {
 		for len(a.polling) < len(a.views) {
 			a.polling = append(a.polling, false)
 		}
+		a.rt = append(a.rt[:0], s.RT...)
 		a.cons = CountConservation(a.views, s.Pinned)
 		a.series.AddState(s.Totals.Now, a.cons)
 		copy(a.hasIdle, s.HasIdle)

@@ -992,6 +992,7 @@ func stateView() playground.PageState {
 	}
 	if game != nil {
 		v.FrameMs = finite(game.FrameMs())
+		v.Legend = game.LegendLabels()
 	}
 	app.Lock()
 	defer app.Unlock()
