@@ -277,10 +277,27 @@ func TestGuestLoadArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(args, " ")
-	if got != "1000000000 schbench R=0 c=30000 cpus= m=2 nice=0 p=0 s=30000 slice_us=0 t=4" {
+	if got != "1000000000 schbench R=0 c=30000 cpus= m=2 nice=0 p=0 policy=normal rtprio=0 s=30000 slice_us=0 t=4" {
 		t.Errorf("args %s", got)
 	}
-	for spec, want := range map[string]string{"schbench:latency_nice=-5": "latency-nice", "netperf:n=2": "runs schbench, hackbench, pipe and hog"} {
+	// The RT class reaches the guest load (sched_setscheduler), and
+	// cyclictest is a guest kind.
+	var rs []workload.Resolved
+	for _, spec := range []string{"hog:n=2,policy=fifo,rtprio=50", "cyclictest:t=2,p=80"} {
+		r, err := workload.Resolve(spec, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	if args, err = guestLoadArgs(1e9, rs); err != nil {
+		t.Fatal(err)
+	}
+	got = strings.Join(args, " ")
+	if want := "1000000000 hog cpus= n=2 nice=0 place=free policy=fifo rtprio=50 slice_us=0 -- cyclictest a=0 cpus= d=500 i=1000 l=0 latency=0 nice=0 p=80 policy=normal rtprio=0 slice_us=0 t=2"; got != want {
+		t.Errorf("args %s\nwant %s", got, want)
+	}
+	for spec, want := range map[string]string{"schbench:latency_nice=-5": "latency-nice", "netperf:n=2": "runs schbench, hackbench, pipe, hog and cyclictest"} {
 		r, _ := workload.Resolve(spec, 8)
 		if _, err := guestLoadArgs(1e9, []workload.Resolved{r}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", spec, err)

@@ -40,7 +40,7 @@ func kernelFlagSet(f *kernelFlags) *flag.FlagSet {
 	fs.StringVar(&f.machineFile, "machine-file", "", "a machine JSON `FILE` instead of --preset")
 	fs.StringVar(&f.smp, "smp", "", "the guest's `SHAPE` instead of a preset's: sockets=S,cores=C,threads=T[,llcs=L] (C cores per socket in L LLCs)")
 	fs.IntVar(&f.maxCPUs, "max-cpus", 16, "scale a preset down to at most `N` vCPUs (TCG runs them all on one host thread)")
-	fs.Var(&f.workloads, "workload", "workload `SPEC` as run takes it (repeatable; the guest runs schbench, hackbench, pipe and hog)")
+	fs.Var(&f.workloads, "workload", "workload `SPEC` as run takes it (repeatable; the guest runs schbench, hackbench, pipe, hog and cyclictest; policy=fifo|rr,rtprio=N as sched_setscheduler)")
 	fs.Var(&f.features, "feature", "set a sched_feat on both sides, `NAME=0|1` (repeatable): the guest writes NAME or NO_NAME into /sys/kernel/debug/sched/features before the load, the simulation gets the knob; only the kernel's own sched_feats its era has as knobs (e.g. DELAY_DEQUEUE, RUN_TO_PARITY, PLACE_LAG, WA_IDLE for 6.12)")
 	f.duration = time.Second
 	f.durFlag = durationFlag{d: &f.duration}
