@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"schedplay/engine"
 	"schedplay/engine/machine"
 	"schedplay/engine/workload"
 	"schedplay/scenario"
@@ -103,6 +104,10 @@ type Comparison struct {
 	// Features are the --feature settings, applied on both sides (the
 	// guest's features line confirmed them).
 	Features []Feature `json:"features,omitempty"`
+	// SimRT is the simulation's own count of its RT class (pushes,
+	// pulls, throttles; nil without RT tasks): the trace's measures
+	// cannot tell a push from a pull.
+	SimRT *engine.RTStats `json:"sim_rt,omitempty"`
 }
 
 // TopologyError is a guest whose topology differs from the simulated
@@ -260,6 +265,7 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 		simOps += w.Ops
 	}
 	c.Sim.setOps(simOps)
+	c.SimRT = sim.RT()
 	c.Measures = compare(c.Real, c.Sim, o.Time)
 	return c, nil
 }
