@@ -3,6 +3,7 @@ package oracle
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -420,6 +421,28 @@ func TestRTMeasuresOfAHandMadeTrace(t *testing.T) {
 	for _, r := range compare(&Measures{Wakeups: 1}, &Measures{Wakeups: 1}, Icount) {
 		if strings.HasPrefix(r.Name, "RT") {
 			t.Errorf("an RT row without RT tasks: %s", r.Name)
+		}
+	}
+}
+
+// The simulation's refusal comes before any boot: era 6.12 takes no RT
+// task, era 6.1 does.
+func TestSimTakesBeforeBooting(t *testing.T) {
+	base, _ := presets.Machine("intel-2s-44c-88t")
+	spec := Shape{1, 1, 2, 2, 0}.Spec(base)
+	w := []string{"hog:n=2,policy=fifo,rtprio=50", "schbench:m=1,t=2"}
+	for _, name := range []string{"6.1", "6.12"} {
+		k, err := KernelByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = simTakes(spec, Options{Kernel: k, Workloads: w, Duration: 1e9, Seed: 1})
+		var refused *SimRefusedError
+		switch {
+		case name == "6.1" && err != nil:
+			t.Errorf("era 6.1 refuses RT: %v", err)
+		case name == "6.12" && (!errors.As(err, &refused) || !strings.Contains(err.Error(), "fair_server")):
+			t.Errorf("era 6.12: %v", err)
 		}
 	}
 }

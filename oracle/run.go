@@ -147,6 +147,11 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 			return nil, err
 		}
 	}
+	// The simulation must take the workloads before a guest boots for
+	// them (era 6.12 refuses RT tasks: its fair_server is not modelled).
+	if err := simTakes(spec, o); err != nil {
+		return nil, err
+	}
 	f, err := Fetch(o.Kernel, o.Cache, o.Logf)
 	if err != nil {
 		return nil, err
@@ -268,6 +273,31 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 	c.SimRT = sim.RT()
 	c.Measures = compare(c.Real, c.Sim, o.Time)
 	return c, nil
+}
+
+// SimRefusedError is a comparison the simulation cannot run: its era
+// does not take a workload (no guest was booted).
+type SimRefusedError struct {
+	Era string
+	Err error
+}
+
+func (e *SimRefusedError) Error() string {
+	return fmt.Sprintf("the simulation (era %s) refuses the workloads, no guest booted: %v", e.Era, e.Err)
+}
+
+// simTakes builds the comparison's simulation on spec with the kernel's
+// era, knobs and features, and runs nothing.
+func simTakes(spec *machine.Spec, o Options) error {
+	knobs := append([]string{"era=" + o.Kernel.Era}, o.Kernel.Knobs...)
+	for _, ft := range o.Features {
+		knobs = append(knobs, ft.Knob())
+	}
+	cfg := scenario.Config{Machine: spec, Preset: spec.Name, Workloads: o.Workloads, Knobs: knobs, Seed: o.Seed, Duration: int64(o.Duration)}
+	if _, err := cfg.Build(); err != nil {
+		return &SimRefusedError{Era: o.Kernel.Era, Err: err}
+	}
+	return nil
 }
 
 // configHZ reads CONFIG_HZ from a kernel's config.
