@@ -352,6 +352,7 @@ func kernelTable(ctx context.Context, ks []oracle.Kernel, feats map[string][]ora
 				fmt.Fprintf(stdout, "%s — | failed: %s |\n", row, msg)
 				continue
 			}
+			c.WriteText(stderr) // every measure, not only the row's
 			var beyond []string
 			ok, judged := 0, 0
 			for _, r := range c.Measures {
