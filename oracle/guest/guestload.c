@@ -17,10 +17,13 @@
 // cpus (a cpulist, "" = all), slice_us (sched_setattr's sched_runtime,
 // 0 = the base slice), policy (normal, fifo or rr) and rtprio (the
 // rt_priority sched_setscheduler gets with fifo or rr; cyclictest takes
-// its own p instead, as cyclictest's -p). Each task sets its policy
-// itself when it first runs (as cyclictest's timer threads do): it is
-// forked SCHED_OTHER and turns SCHED_FIFO or SCHED_RR on its own CPU. At
-// the end it prints one line per workload, "guestload: {json}", on stdout.
+// its own p instead, as cyclictest's -p). A task the runner starts sets
+// its policy itself when it first runs (as cyclictest's timer threads
+// do): it is forked SCHED_OTHER and turns SCHED_FIFO or SCHED_RR on its
+// own CPU. A task a workload's own task forks inherits the policy, as
+// under chrt: schbench's message thread sets it before it creates its
+// workers, pipe's first process before it forks the second. At the end
+// it prints one line per workload, "guestload: {json}", on stdout.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -131,6 +134,20 @@ struct slice_attr {
 	uint32_t sched_util_min, sched_util_max;
 };
 
+// set_policy makes the calling thread SCHED_FIFO or SCHED_RR as c says
+// (sched_setscheduler(0, ...) is the calling thread's: the kernel's pid
+// is the thread id); nothing for SCHED_OTHER.
+static void set_policy(struct common *c) {
+	if (c->policy == SCHED_OTHER)
+		return;
+	struct sched_param sp = {.sched_priority = c->rtprio};
+	if (sched_setscheduler(0, c->policy, &sp) != 0) {
+		fprintf(stderr, "guestload: sched_setscheduler %s %d: %s\n", c->policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR", c->rtprio,
+			strerror(errno));
+		exit(1);
+	}
+}
+
 static void setup(const char *name, struct common *c, int pin) {
 	prctl(PR_SET_NAME, name, 0, 0, 0);
 	if (c->nice)
@@ -145,16 +162,7 @@ static void setup(const char *name, struct common *c, int pin) {
 			exit(1);
 		}
 	}
-	if (c->policy != SCHED_OTHER) {
-		// sched_setscheduler(0, ...) is the calling thread's: the
-		// kernel's pid is the thread id.
-		struct sched_param sp = {.sched_priority = c->rtprio};
-		if (sched_setscheduler(0, c->policy, &sp) != 0) {
-			fprintf(stderr, "guestload: sched_setscheduler %s %d: %s\n", c->policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR",
-				c->rtprio, strerror(errno));
-			exit(1);
-		}
-	}
+	set_policy(c);
 	if (pin >= 0) {
 		cpu_set_t one;
 		CPU_ZERO(&one);
@@ -569,6 +577,11 @@ static void start_pipe(struct load *l) {
 		die("fork");
 	if (p == 0) {
 		wait_go();
+		// An RT pipe is the tool run under chrt: the first process is
+		// SCHED_FIFO or SCHED_RR when it forks the second, which
+		// inherits the policy and is placed by select_task_rq_rt (a
+		// child forked fair would be placed by the fair fork balance).
+		set_policy(&l->com);
 		pid_t c = fork();
 		if (c < 0)
 			die("fork");
