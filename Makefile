@@ -127,7 +127,9 @@ kernel-smoke:
 	SCHEDPLAY_KERNEL_SMOKE=1 $(GO) test ./oracle/ -run '^TestKernelSmoke$$' -count=1 -v -timeout 10m
 
 ## kernel-table: the README's kernel table (both kernels × the shapes ×
-## the workloads); prints it in Markdown. About an hour on 2 cores.
+## the workloads, then the RT cases on the first shape: FIFO hogs beside
+## schbench, a FIFO pipe, cyclictest; era 6.12's RT rows say the
+## simulation refuses); prints it in Markdown. Over an hour on 2 cores.
 kernel-table:
 	$(GO) run ./cmd/schedsim kernel --table
 

@@ -49,6 +49,7 @@ func compare(real, sim *Measures, tm TimeMode) []Row {
 	rows = append(rows, judge(Row{Name: "first runs' LLC spread", Real: real.FirstRunLLCSpread, Sim: sim.FirstRunLLCSpread, Tolerance: spreadTolerance}))
 	share("CPU time idle while a task waits elsewhere", real.IdleWhileWaiting, sim.IdleWhileWaiting)
 	rows = append(rows, judge(Row{Name: "context switches per wakeup", Real: real.SwitchesPerWakeup, Sim: sim.SwitchesPerWakeup, Tolerance: rateTolerance, Relative: true}))
+	rows = append(rows, compareRT(real.RT, sim.RT)...)
 	// Per operation: shown, not judged (added after the tolerances were
 	// set; the table's counts stay those of the measures above).
 	if real.Ops > 0 && sim.Ops > 0 {
@@ -64,6 +65,50 @@ func compare(real, sim *Measures, tm TimeMode) []Row {
 	}
 	rows = append(rows, Row{Name: "wakeup latency p50", Real: real.LatencyP50, Sim: sim.LatencyP50, Verdict: "—", Unit: unit},
 		Row{Name: "wakeup latency p99", Real: real.LatencyP99, Sim: sim.LatencyP99, Verdict: "—", Unit: unit})
+	return rows
+}
+
+// compareRT lays the RT class's measures side by side, when either side
+// had RT tasks: judged with the tolerances above (shares of wakeups ±
+// 0.10, the RT share of CPU time ± 0.10; moves per RT wakeup as the
+// migrations per wakeup, ± 0.10). Without RT wakeups on both sides (FIFO
+// hogs never sleep) the moves are counts per RT task, shown, not judged.
+func compareRT(real, sim *RTMeasures) []Row {
+	if real == nil && sim == nil {
+		return nil
+	}
+	if real == nil {
+		real = &RTMeasures{}
+	}
+	if sim == nil {
+		sim = &RTMeasures{}
+	}
+	var rows []Row
+	share := func(name string, r, s float64) {
+		rows = append(rows, judge(Row{Name: name, Real: r, Sim: s, Tolerance: shareTolerance}))
+	}
+	share("RT: share of CPU time", real.CPUShare, sim.CPUShare)
+	if real.Wakeups > 0 && sim.Wakeups > 0 {
+		rw, sw := float64(real.Wakeups), float64(sim.Wakeups)
+		share("RT wakeups: lands on prev CPU", real.LandsPrev, sim.LandsPrev)
+		share("RT wakeups: placed on a busy CPU", real.PlacedBusy, sim.PlacedBusy)
+		share("RT wakeups: placed on a CPU running an RT task", real.PlacedOnRT, sim.PlacedOnRT)
+		share("RT migrations per RT wakeup", float64(real.Migrations)/rw, float64(sim.Migrations)/sw)
+		share("RT moves while queued (push/pull) per RT wakeup", float64(real.QueuedMoves)/rw, float64(sim.QueuedMoves)/sw)
+	} else {
+		per := func(k int, t int) float64 {
+			if t == 0 {
+				return 0
+			}
+			return float64(k) / float64(t)
+		}
+		rows = append(rows,
+			Row{Name: "RT migrations per RT task", Real: per(real.Migrations, real.Tasks), Sim: per(sim.Migrations, sim.Tasks), Verdict: "—", Unit: "shown, not judged (no RT wakeups)"},
+			Row{Name: "RT moves while queued (push/pull) per RT task", Real: per(real.QueuedMoves, real.Tasks), Sim: per(sim.QueuedMoves, sim.Tasks), Verdict: "—", Unit: "shown, not judged (no RT wakeups)"})
+	}
+	if real.FairWakeups > 0 && sim.FairWakeups > 0 {
+		share("fair wakeups placed on a CPU running an RT task", real.FairOnRT, sim.FairOnRT)
+	}
 	return rows
 }
 
@@ -110,6 +155,19 @@ func (c *Comparison) WriteText(w io.Writer) {
 		c.Workloads, c.Duration, c.Real.Wakeups, c.Real.Tasks, float64(c.Real.SpanNS)/1e9, c.TraceKB, c.WallS, c.Sim.Wakeups, c.Sim.Tasks)
 	for _, l := range c.Load {
 		fmt.Fprintf(w, "  %s\n", l)
+	}
+	if c.Real.RT != nil || c.Sim.RT != nil {
+		rt := func(m *RTMeasures) string {
+			if m == nil {
+				return "no RT task"
+			}
+			return fmt.Sprintf("%d RT tasks, %d RT wakeups, %d fair wakeups", m.Tasks, m.Wakeups, m.FairWakeups)
+		}
+		fmt.Fprintf(w, "RT class: guest %s; sim %s", rt(c.Real.RT), rt(c.Sim.RT))
+		if c.SimRT != nil {
+			fmt.Fprintf(w, " (the simulation's own counts: %d pushes, %d pulls, %d throttles)", c.SimRT.Pushes, c.SimRT.Pulls, c.SimRT.Throttles)
+		}
+		fmt.Fprintln(w)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "\nmeasure\treal\tsim\tdifference\ttolerance\tverdict\t\n")

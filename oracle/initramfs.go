@@ -153,7 +153,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 var guestLoadC []byte
 
 // guestKinds are the workload kinds the guest load runs.
-var guestKinds = map[string]bool{"schbench": true, "hackbench": true, "pipe": true, "hog": true}
+var guestKinds = map[string]bool{"schbench": true, "hackbench": true, "pipe": true, "hog": true, "cyclictest": true}
 
 // simOnlyKeys shape the simulator's cost model and mean nothing to a real
 // thread: the guest load does not get them.
@@ -185,7 +185,7 @@ func guestLoadArgs(d time.Duration, specs []workload.Resolved) ([]string, error)
 	args := []string{fmt.Sprint(d.Nanoseconds())}
 	for i, r := range specs {
 		if !guestKinds[r.Kind] {
-			return nil, fmt.Errorf("workload %s: the guest load runs schbench, hackbench, pipe and hog", r.Kind)
+			return nil, fmt.Errorf("workload %s: the guest load runs schbench, hackbench, pipe, hog and cyclictest", r.Kind)
 		}
 		if r.Values["latency_nice"] != "0" {
 			return nil, fmt.Errorf("workload %s: latency_nice=%s: the guest's kernel has no latency-nice (a patch set, not mainline)", r.Kind, r.Values["latency_nice"])

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -74,6 +75,62 @@ type Measures struct {
 	LatencyP50, LatencyP99 float64 `json:"-"`
 	SpanNS                 int64   `json:"span_ns"`
 	Tasks                  int     `json:"tasks"`
+	// RT is the RT class's part (nil: no task of the workloads was RT).
+	RT *RTMeasures `json:"rt,omitempty"`
+}
+
+// RTMeasures are where the workloads' RT tasks (SCHED_FIFO, SCHED_RR)
+// land and move. A task is RT when any line of the trace gives it a
+// prio below 100 (the kernel's p->prio: 99 - rt_priority): the guest's
+// tasks are forked SCHED_OTHER and set their policy at their first run,
+// so their first lines still say 120, and a hog that never leaves its
+// CPU shows its RT prio only when it exits.
+type RTMeasures struct {
+	Tasks   int `json:"tasks"`
+	Wakeups int `json:"wakeups"`
+	// LandsPrev, PlacedBusy and PlacedOnRT are shares of the RT
+	// wakeups: on the wakee's previous CPU; on a CPU running a task or
+	// with one waiting; on a CPU running an RT task of the workloads
+	// (what select_task_rq_rt's find_lowest_rq avoids).
+	LandsPrev  float64 `json:"lands_on_prev"`
+	PlacedBusy float64 `json:"placed_busy"`
+	PlacedOnRT float64 `json:"placed_on_rt"`
+	// Migrations counts RT runs that start on another CPU than the
+	// task's last run ended on; QueuedMoves the RT runs that start on
+	// another CPU than the one the task was woken onto or preempted on:
+	// moved while it waited (a push or a pull, push_rt_task and
+	// pull_rt_task, or a fair-class balance before it turned RT).
+	Migrations  int `json:"migrations"`
+	QueuedMoves int `json:"queued_moves"`
+	// CPUShare is the RT tasks' run time ÷ the CPU time of the span (RT
+	// throttling caps each CPU at sched_rt_runtime_us/sched_rt_period_us,
+	// 95%).
+	CPUShare float64 `json:"cpu_share"`
+	// FairWakeups are the workloads' fair wakeups; FairOnRT the share of
+	// them placed on a CPU running an RT task of the workloads.
+	FairWakeups int     `json:"fair_wakeups"`
+	FairOnRT    float64 `json:"fair_placed_on_rt"`
+}
+
+// rtTasks reads a trace for the workloads' tasks that any line shows
+// with an RT prio (below 100).
+func rtTasks(trace []byte, keep taskFilter) (map[int]bool, error) {
+	rt := map[int]bool{}
+	see := func(t traceimport.SchedTask) {
+		if t.PID != 0 && t.Prio > 0 && t.Prio < 100 && keep(t.Comm) {
+			rt[t.PID] = true
+		}
+	}
+	err := traceimport.ReadSched(bytes.NewReader(trace), func(e *traceimport.SchedEvent) error {
+		if e.Name == "sched_switch" {
+			see(e.Prev)
+			see(e.Next)
+		} else {
+			see(e.Task)
+		}
+		return nil
+	})
+	return rt, err
 }
 
 // taskFilter says which tasks are the workload's (by comm): the
@@ -108,6 +165,16 @@ type taskState struct {
 
 // measure reads a trace and computes the measures on tp.
 func measure(r io.Reader, tp *machine.Topology, keep taskFilter) (*Measures, error) {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	isRT, err := rtTasks(raw, keep)
+	if err != nil {
+		return nil, err
+	}
+	rm := &RTMeasures{Tasks: len(isRT)}
+	var rtTime float64
 	m := &Measures{}
 	n := tp.NCPU
 	curr := make([]int, n)    // pid running on each CPU (0: idle)
@@ -144,6 +211,11 @@ func measure(r io.Reader, tp *machine.Topology, keep taskFilter) (*Measures, err
 				break
 			}
 		}
+		for c := 0; c < n; c++ {
+			if isRT[curr[c]] {
+				rtTime += dt
+			}
+		}
 		if anyWaiting {
 			for c := 0; c < n; c++ {
 				if curr[c] == 0 && waiting[c] == 0 {
@@ -160,7 +232,7 @@ func measure(r io.Reader, tp *machine.Topology, keep taskFilter) (*Measures, err
 			t.queuedOn = -1
 		}
 	}
-	err := traceimport.ReadSched(r, func(e *traceimport.SchedEvent) error {
+	err = traceimport.ReadSched(bytes.NewReader(raw), func(e *traceimport.SchedEvent) error {
 		if e.CPU < 0 || e.CPU >= n {
 			return fmt.Errorf("trace line %d: CPU %d on a machine of %d CPUs", e.Line, e.CPU, n)
 		}
@@ -195,8 +267,26 @@ func measure(r io.Reader, tp *machine.Topology, keep taskFilter) (*Measures, err
 				m.VsPrev[distance(tp, t.prev, c)]++
 			}
 			m.VsWaker[distance(tp, t.waker, c)]++
-			if curr[c] != 0 || waiting[c] > 0 {
+			busy := curr[c] != 0 || waiting[c] > 0
+			if busy {
 				m.PlacedBusy++
+			}
+			if isRT[e.Task.PID] {
+				rm.Wakeups++
+				if c == t.prev {
+					rm.LandsPrev++
+				}
+				if busy {
+					rm.PlacedBusy++
+				}
+				if isRT[curr[c]] {
+					rm.PlacedOnRT++
+				}
+			} else {
+				rm.FairWakeups++
+				if isRT[curr[c]] {
+					rm.FairOnRT++
+				}
 			}
 			unqueue(t)
 			t.queuedOn = c
@@ -219,6 +309,9 @@ func measure(r io.Reader, tp *machine.Topology, keep taskFilter) (*Measures, err
 			curr[e.CPU] = next
 			if next != 0 {
 				t := state(next)
+				if isRT[next] && t.queuedOn >= 0 && t.queuedOn != e.CPU {
+					rm.QueuedMoves++
+				}
 				unqueue(t)
 				// The first run counts under any name: a guest task
 				// names itself (prctl) after its first run, which may
@@ -231,6 +324,9 @@ func measure(r io.Reader, tp *machine.Topology, keep taskFilter) (*Measures, err
 					if t.lastCPU >= 0 && t.lastCPU != e.CPU {
 						m.MigrationsPerWakeup[distance(tp, t.lastCPU, e.CPU)]++
 						m.Migrations++
+						if isRT[next] {
+							rm.Migrations++
+						}
 					}
 					if t.woken {
 						lat = append(lat, float64(e.TS-t.wokenAt)/1000)
@@ -275,6 +371,21 @@ func measure(r io.Reader, tp *machine.Topology, keep taskFilter) (*Measures, err
 		m.LatencyP99 = lat[min(len(lat)-1, len(lat)*99/100)]
 	}
 	m.SpanNS = last - first
+	if rm.Tasks > 0 {
+		if rm.Wakeups > 0 {
+			w := float64(rm.Wakeups)
+			rm.LandsPrev /= w
+			rm.PlacedBusy /= w
+			rm.PlacedOnRT /= w
+		}
+		if rm.FairWakeups > 0 {
+			rm.FairOnRT /= float64(rm.FairWakeups)
+		}
+		if cpuTime > 0 {
+			rm.CPUShare = rtTime / cpuTime
+		}
+		m.RT = rm
+	}
 	return m, nil
 }
 

@@ -3,8 +3,10 @@ package oracle
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 
@@ -280,7 +282,24 @@ func TestGuestLoadArgs(t *testing.T) {
 	if got != "1000000000 schbench R=0 c=30000 cpus= m=2 nice=0 p=0 policy=normal rtprio=0 s=30000 slice_us=0 t=4" {
 		t.Errorf("args %s", got)
 	}
-	for spec, want := range map[string]string{"schbench:latency_nice=-5": "latency-nice", "netperf:n=2": "runs schbench, hackbench, pipe and hog"} {
+	// The RT class reaches the guest load (sched_setscheduler), and
+	// cyclictest is a guest kind.
+	var rs []workload.Resolved
+	for _, spec := range []string{"hog:n=2,policy=fifo,rtprio=50", "cyclictest:t=2,p=80"} {
+		r, err := workload.Resolve(spec, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	if args, err = guestLoadArgs(1e9, rs); err != nil {
+		t.Fatal(err)
+	}
+	got = strings.Join(args, " ")
+	if want := "1000000000 hog cpus= n=2 nice=0 place=free policy=fifo rtprio=50 slice_us=0 -- cyclictest a=0 cpus= d=500 i=1000 l=0 latency=0 nice=0 p=80 policy=normal rtprio=0 slice_us=0 t=2"; got != want {
+		t.Errorf("args %s\nwant %s", got, want)
+	}
+	for spec, want := range map[string]string{"schbench:latency_nice=-5": "latency-nice", "netperf:n=2": "runs schbench, hackbench, pipe, hog and cyclictest"} {
 		r, _ := workload.Resolve(spec, 8)
 		if _, err := guestLoadArgs(1e9, []workload.Resolved{r}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", spec, err)
@@ -334,5 +353,96 @@ func TestFirstRunCountsBeforeTheTaskNamesItself(t *testing.T) {
 	}
 	if m.Tasks != 2 || m.FirstRunLLCSpread != 1 {
 		t.Errorf("tasks %d, first runs' LLC spread %v (want 2 tasks over both LLCs: 1)", m.Tasks, m.FirstRunLLCSpread)
+	}
+}
+
+// The RT measures of a hand-made trace: a task is RT when any of its
+// lines has a prio below 100 (rt-h shows 49 only when it exits), its
+// wakeups are counted by where they land, a run that starts away from
+// the CPU it was woken onto is a move while queued, and a fair wakeup
+// onto a CPU running an RT task is counted.
+func TestRTMeasuresOfAHandMadeTrace(t *testing.T) {
+	tp := mustTopology(t, Shape{1, 1, 2, 2, 0})
+	lines := []string{
+		"w-1 [002] d..3 1.000000000: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=work-f next_pid=3 next_prio=120",
+		"w-1 [000] d..3 1.000000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=rt-h next_pid=2 next_prio=120",
+		"w-1 [001] d..3 1.000000000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=rt-a next_pid=1 next_prio=49",
+		"w-1 [001] d..3 1.000010000: sched_switch: prev_comm=rt-a prev_pid=1 prev_prio=49 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
+		// work-f wakes rt-a back onto its idle previous CPU 1.
+		"work-f-3 [002] d..3 1.000020000: sched_waking: comm=rt-a pid=1 prio=49 target_cpu=001",
+		"work-f-3 [002] d..3 1.000020000: sched_wakeup: comm=rt-a pid=1 prio=49 target_cpu=001",
+		"w-1 [001] d..3 1.000025000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=rt-a next_pid=1 next_prio=49",
+		"w-1 [001] d..3 1.000030000: sched_switch: prev_comm=rt-a prev_pid=1 prev_prio=49 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
+		// Then onto CPU 0, running the RT hog; CPU 3 pulls it.
+		"work-f-3 [002] d..3 1.000040000: sched_waking: comm=rt-a pid=1 prio=49 target_cpu=001",
+		"work-f-3 [002] d..3 1.000040000: sched_wakeup: comm=rt-a pid=1 prio=49 target_cpu=000",
+		"w-1 [003] d..3 1.000050000: sched_switch: prev_comm=swapper/3 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=rt-a next_pid=1 next_prio=49",
+		// A fair wakeup onto the hog's CPU.
+		"work-f-3 [002] d..3 1.000055000: sched_waking: comm=work-g pid=4 prio=120 target_cpu=000",
+		"work-f-3 [002] d..3 1.000055000: sched_wakeup: comm=work-g pid=4 prio=120 target_cpu=000",
+		"w-1 [003] d..3 1.000060000: sched_switch: prev_comm=rt-a prev_pid=1 prev_prio=49 prev_state=X ==> next_comm=swapper/3 next_pid=0 next_prio=120",
+		"w-1 [000] d..3 1.000070000: sched_switch: prev_comm=rt-h prev_pid=2 prev_prio=49 prev_state=X ==> next_comm=work-g next_pid=4 next_prio=120",
+		"w-1 [002] d..3 1.000080000: sched_switch: prev_comm=work-f prev_pid=3 prev_prio=120 prev_state=S ==> next_comm=swapper/2 next_pid=0 next_prio=120",
+	}
+	m, err := measure(strings.NewReader(strings.Join(lines, "\n")+"\n"), tp, kindFilter([]string{"rt", "work"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := m.RT
+	if rt == nil {
+		t.Fatal("no RT measures")
+	}
+	if rt.Tasks != 2 || rt.Wakeups != 2 || rt.FairWakeups != 1 {
+		t.Errorf("tasks %d, RT wakeups %d, fair wakeups %d", rt.Tasks, rt.Wakeups, rt.FairWakeups)
+	}
+	if rt.LandsPrev != 0.5 || rt.PlacedBusy != 0.5 || rt.PlacedOnRT != 0.5 || rt.FairOnRT != 1 {
+		t.Errorf("lands on prev %v, busy %v, on RT %v, fair on RT %v", rt.LandsPrev, rt.PlacedBusy, rt.PlacedOnRT, rt.FairOnRT)
+	}
+	if rt.Migrations != 1 || rt.QueuedMoves != 1 {
+		t.Errorf("migrations %d, moves while queued %d", rt.Migrations, rt.QueuedMoves)
+	}
+	// RT run time 70 + 10 + 5 + 10 µs of 4 CPUs × 80 µs.
+	if math.Abs(rt.CPUShare-95.0/320) > 1e-9 {
+		t.Errorf("RT CPU share %v", rt.CPUShare)
+	}
+	rows := compare(m, &Measures{Wakeups: 1}, Icount)
+	judged := map[string]string{}
+	for _, r := range rows {
+		if strings.HasPrefix(r.Name, "RT") || strings.HasPrefix(r.Name, "fair wakeups") {
+			judged[r.Name] = r.Verdict
+		}
+	}
+	// The simulation without RT tasks: its share is 0, beyond the
+	// tolerance; without its RT wakeups the moves are per task, shown.
+	if judged["RT: share of CPU time"] != "differs" || judged["RT migrations per RT task"] != "—" || len(judged) != 3 {
+		t.Errorf("RT rows %v", judged)
+	}
+	// No RT task on either side: no RT rows.
+	for _, r := range compare(&Measures{Wakeups: 1}, &Measures{Wakeups: 1}, Icount) {
+		if strings.HasPrefix(r.Name, "RT") {
+			t.Errorf("an RT row without RT tasks: %s", r.Name)
+		}
+	}
+}
+
+// The simulation's refusal comes before any boot: era 6.12 takes no RT
+// task, era 6.1 does.
+func TestSimTakesBeforeBooting(t *testing.T) {
+	base, _ := presets.Machine("intel-2s-44c-88t")
+	spec := Shape{1, 1, 2, 2, 0}.Spec(base)
+	w := []string{"hog:n=2,policy=fifo,rtprio=50", "schbench:m=1,t=2"}
+	for _, name := range []string{"6.1", "6.12"} {
+		k, err := KernelByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = simTakes(spec, Options{Kernel: k, Workloads: w, Duration: 1e9, Seed: 1})
+		var refused *SimRefusedError
+		switch {
+		case name == "6.1" && err != nil:
+			t.Errorf("era 6.1 refuses RT: %v", err)
+		case name == "6.12" && (!errors.As(err, &refused) || !strings.Contains(err.Error(), "fair_server")):
+			t.Errorf("era 6.12: %v", err)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"schedplay/engine"
 	"schedplay/engine/machine"
 	"schedplay/engine/workload"
 	"schedplay/scenario"
@@ -103,6 +104,10 @@ type Comparison struct {
 	// Features are the --feature settings, applied on both sides (the
 	// guest's features line confirmed them).
 	Features []Feature `json:"features,omitempty"`
+	// SimRT is the simulation's own count of its RT class (pushes,
+	// pulls, throttles; nil without RT tasks): the trace's measures
+	// cannot tell a push from a pull.
+	SimRT *engine.RTStats `json:"sim_rt,omitempty"`
 }
 
 // TopologyError is a guest whose topology differs from the simulated
@@ -141,6 +146,11 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 		if _, err := o.Kernel.ParseFeature(ft.String()); err != nil {
 			return nil, err
 		}
+	}
+	// The simulation must take the workloads before a guest boots for
+	// them (era 6.12 refuses RT tasks: its fair_server is not modelled).
+	if err := simTakes(spec, o); err != nil {
+		return nil, err
 	}
 	f, err := Fetch(o.Kernel, o.Cache, o.Logf)
 	if err != nil {
@@ -260,8 +270,34 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 		simOps += w.Ops
 	}
 	c.Sim.setOps(simOps)
+	c.SimRT = sim.RT()
 	c.Measures = compare(c.Real, c.Sim, o.Time)
 	return c, nil
+}
+
+// SimRefusedError is a comparison the simulation cannot run: its era
+// does not take a workload (no guest was booted).
+type SimRefusedError struct {
+	Era string
+	Err error
+}
+
+func (e *SimRefusedError) Error() string {
+	return fmt.Sprintf("the simulation (era %s) refuses the workloads, no guest booted: %v", e.Era, e.Err)
+}
+
+// simTakes builds the comparison's simulation on spec with the kernel's
+// era, knobs and features, and runs nothing.
+func simTakes(spec *machine.Spec, o Options) error {
+	knobs := append([]string{"era=" + o.Kernel.Era}, o.Kernel.Knobs...)
+	for _, ft := range o.Features {
+		knobs = append(knobs, ft.Knob())
+	}
+	cfg := scenario.Config{Machine: spec, Preset: spec.Name, Workloads: o.Workloads, Knobs: knobs, Seed: o.Seed, Duration: int64(o.Duration)}
+	if _, err := cfg.Build(); err != nil {
+		return &SimRefusedError{Era: o.Kernel.Era, Err: err}
+	}
+	return nil
 }
 
 // configHZ reads CONFIG_HZ from a kernel's config.

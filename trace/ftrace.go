@@ -18,8 +18,9 @@ import (
 //
 // Each line is "<comm>-<pid> [<cpu>] <flags> <secs>.<ns>: <event>: <args>".
 // A task's pid is its simulator task id + 1 (0 is the idle task
-// "<idle>"), its prio 120 + nice, its comm the task name with spaces and
-// '=' replaced by '_' and cut to 15 bytes (TASK_COMM_LEN). Timestamps have
+// "<idle>"), its prio 120 + nice (99 - rt_priority for an RT task, as
+// the kernel's p->prio), its comm the task name with spaces and '='
+// replaced by '_' and cut to 15 bytes (TASK_COMM_LEN). Timestamps have
 // 9 decimals (ns). sched_waking and sched_wakeup are printed on the
 // waker's CPU at the decision time (the line's task is the waker; for a
 // timer or interrupt wakeup the CPU's current task), sched_migrate_task
@@ -92,6 +93,11 @@ func pid(t *engine.Task) int {
 func prio(t *engine.Task) int {
 	if t == nil {
 		return 120
+	}
+	// The kernel's p->prio: 99 - rt_priority for SCHED_FIFO/SCHED_RR
+	// (below 100: the RT class), 120 + nice for a fair task.
+	if t.Policy() != engine.PolicyNormal {
+		return 99 - t.RTPrio()
 	}
 	return 120 + t.Nice
 }

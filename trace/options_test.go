@@ -166,3 +166,38 @@ func TestFtraceGrammarAndGzip(t *testing.T) {
 		t.Error("json.gz does not decompress to the JSON trace")
 	}
 }
+
+// An RT task's lines carry the kernel's prio for it (99 - rt_priority),
+// a fair task's 120 + nice.
+func TestFtracePrioOfRTTasks(t *testing.T) {
+	tp, err := machine.Build(&machine.Spec{Name: "t", Topology: machine.TopologySpec{Sockets: 1, CoresPerSocket: 2, ThreadsPerCore: 1, CoresPerLLC: 2, Numbering: "interleaved"},
+		SMTThroughput: []float64{1}, IdleStates: []machine.IdleState{{Name: "C1", ExitLatencyUS: 1, TargetResidencyUS: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, _ := engine.New(engine.Config{Machine: tp, Knobs: knob.Defaults(), Seed: 1})
+	if _, err := workload.Add(sim, "pipe:l=50,policy=fifo,rtprio=50", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := workload.Add(sim, "hog:n=1,nice=5", ""); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := AttachFtrace(sim, &buf, Options{})
+	sim.RunUntil(20 * engine.Millisecond)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"comm=pipe/1 pid=", "prio=49 target_cpu=", "next_comm=hog/0 next_pid="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the trace has no %q", want)
+		}
+	}
+	if regexp.MustCompile(`comm=pipe\S* pid=\d+ prio=1`).MatchString(out) {
+		t.Errorf("an RT pipe task's wakeup has a fair prio")
+	}
+	if !regexp.MustCompile(`next_comm=hog\S* next_pid=\d+ next_prio=125`).MatchString(out) {
+		t.Errorf("the nice-5 hog's switch has no prio 125")
+	}
+}

@@ -25,7 +25,7 @@ type kernelFlags struct {
 	durFlag                          durationFlag
 	seed                             uint64
 	timeMode, format, out, keep      string
-	era                              string
+	era, tableCases                  string
 	force, fetchOnly, table          bool
 }
 
@@ -40,7 +40,7 @@ func kernelFlagSet(f *kernelFlags) *flag.FlagSet {
 	fs.StringVar(&f.machineFile, "machine-file", "", "a machine JSON `FILE` instead of --preset")
 	fs.StringVar(&f.smp, "smp", "", "the guest's `SHAPE` instead of a preset's: sockets=S,cores=C,threads=T[,llcs=L] (C cores per socket in L LLCs)")
 	fs.IntVar(&f.maxCPUs, "max-cpus", 16, "scale a preset down to at most `N` vCPUs (TCG runs them all on one host thread)")
-	fs.Var(&f.workloads, "workload", "workload `SPEC` as run takes it (repeatable; the guest runs schbench, hackbench, pipe and hog)")
+	fs.Var(&f.workloads, "workload", "workload `SPEC` as run takes it (repeatable; the guest runs schbench, hackbench, pipe, hog and cyclictest; policy=fifo|rr,rtprio=N as sched_setscheduler)")
 	fs.Var(&f.features, "feature", "set a sched_feat on both sides, `NAME=0|1` (repeatable): the guest writes NAME or NO_NAME into /sys/kernel/debug/sched/features before the load, the simulation gets the knob; only the kernel's own sched_feats its era has as knobs (e.g. DELAY_DEQUEUE, RUN_TO_PARITY, PLACE_LAG, WA_IDLE for 6.12)")
 	f.duration = time.Second
 	f.durFlag = durationFlag{d: &f.duration}
@@ -52,7 +52,8 @@ func kernelFlagSet(f *kernelFlags) *flag.FlagSet {
 	fs.StringVar(&f.out, "out", "", "write the output to `FILE` (whole or not at all)")
 	fs.BoolVar(&f.force, "force", false, "replace an existing --out file")
 	fs.StringVar(&f.keep, "keep", "", "keep the guest's initramfs, console, report and both traces in `DIR`")
-	fs.BoolVar(&f.table, "table", false, "run the README's table (both kernels, or --kernel's, × 4 shapes × schbench, hackbench, pipe) and print it in Markdown (make kernel-table; about an hour here)")
+	fs.BoolVar(&f.table, "table", false, "run the README's table (both kernels, or --kernel's, × 4 shapes × schbench, hackbench, pipe, and the RT cases on the first shape) and print it in Markdown (make kernel-table; over an hour here)")
+	fs.StringVar(&f.tableCases, "table-cases", "all", "with --table, which rows: all, fair (the shapes × schbench, hackbench, pipe) or rt (the RT cases: FIFO hogs beside schbench, a FIFO pipe, cyclictest, on the first shape)")
 	fs.BoolVar(&f.fetchOnly, "fetch-only", false, "only download the kernel (every kernel without --kernel) into the cache, and exit (make kernel-deps)")
 	return fs
 }
@@ -89,7 +90,10 @@ func cmdKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			feats[ks[i].Name] = fs
 		}
-		return kernelTable(ctx, ks, feats, stdout, stderr)
+		if f.tableCases != "all" && f.tableCases != "fair" && f.tableCases != "rt" {
+			return usagef("--table-cases %q not allowed (allowed: all, fair, rt)", f.tableCases)
+		}
+		return kernelTable(ctx, ks, feats, f.tableCases, stdout, stderr)
 	}
 	if f.kernel == "" {
 		return usagef("kernel: --kernel is required (%s)", kernelNames())
@@ -256,6 +260,15 @@ var tableShapes = []struct {
 
 var tableWorkloads = []string{"schbench:m=2,t=4", "hackbench:g=2,f=4,l=200", "pipe:l=20000"}
 
+// The RT cases (issue 28): FIFO hogs beside schbench, a FIFO ping-pong,
+// cyclictest's periodic FIFO threads alone and preempting lower-priority
+// FIFO hogs (where they land, and whether the preempted hogs are pushed
+// away); " + " joins the workloads of one case. They run on the first shape only (a few minutes each under TCG).
+// Era 6.12 refuses RT tasks (no fair_server yet): its rows say so, and
+// no guest boots for them.
+var tableRTWorkloads = []string{"hog:n=4,policy=fifo,rtprio=50 + schbench:m=2,t=4", "pipe:l=20000,policy=fifo,rtprio=50", "cyclictest:t=4,p=80",
+	"hog:n=12,policy=fifo,rtprio=40 + cyclictest:t=8,p=80"}
+
 // withEra makes k's simulation run era (--era) instead of the kernel's
 // own; "" keeps it. The kernel's knobs belong to its own era and go.
 func withEra(k *oracle.Kernel, era string) error {
@@ -277,7 +290,7 @@ func withEra(k *oracle.Kernel, era string) error {
 // prints one Markdown row each: the judged measures within tolerance and
 // the ones beyond it, real → sim. feats are each kernel's --feature
 // settings, named in its rows.
-func kernelTable(ctx context.Context, ks []oracle.Kernel, feats map[string][]oracle.Feature, stdout, stderr io.Writer) error {
+func kernelTable(ctx context.Context, ks []oracle.Kernel, feats map[string][]oracle.Feature, cases string, stdout, stderr io.Writer) error {
 	if missing := oracle.Requirements(); len(missing) > 0 {
 		return usagef("kernel: this machine lacks %s (make kernel-deps)", strings.Join(missing, ", "))
 	}
@@ -296,46 +309,78 @@ func kernelTable(ctx context.Context, ks []oracle.Kernel, feats map[string][]ora
 		for _, ft := range feats[k.Name] {
 			label += ", " + ft.Token()
 		}
-		for _, sh := range tableShapes {
+		type tableCase struct {
+			shape int
+			w     string
+		}
+		var todo []tableCase
+		if cases != "rt" {
+			for i := range tableShapes {
+				for _, w := range tableWorkloads {
+					todo = append(todo, tableCase{i, w})
+				}
+			}
+		}
+		if cases != "fair" {
+			for _, w := range tableRTWorkloads {
+				todo = append(todo, tableCase{0, w})
+			}
+		}
+		for _, tc := range todo {
+			sh, w := tableShapes[tc.shape], tc.w
 			spec, err := presets.Machine(sh.preset)
 			if err != nil {
 				return err
 			}
 			shape, notes := oracle.ShapeOf(spec).Scale(sh.max)
-			for _, w := range tableWorkloads {
-				fmt.Fprintf(stderr, "kernel table: %s, %s, %s\n", k.Name, shape, w)
-				c, err := oracle.Run(ctx, oracle.Options{Kernel: k, Base: spec, Shape: shape, Notes: notes, Workloads: []string{w},
-					Duration: time.Second, Seed: 1, Time: k.Time, Features: feats[k.Name], Cache: cache, Logf: func(string, ...any) {}})
-				if ctx.Err() != nil {
-					return &interruptedError{"interrupted; the rows above are complete"}
-				}
-				row := fmt.Sprintf("| %s (%s) | %s: %s (%s) | `%s` |", k.Name, label, sh.preset, sh.what, shape, w)
-				if err != nil {
-					// One table row: the console tail's lines joined, and cut.
-					msg := strings.ReplaceAll(strings.Join(strings.Fields(err.Error()), " "), "|", "/")
-					if r := []rune(msg); len(r) > 300 {
-						msg = string(r[:300]) + "…"
-					}
-					fmt.Fprintf(stdout, "%s — | failed: %s |\n", row, msg)
-					continue
-				}
-				var beyond []string
-				ok, judged := 0, 0
-				for _, r := range c.Measures {
-					switch r.Verdict {
-					case "ok":
-						ok++
-						judged++
-					case "differs":
-						judged++
-						beyond = append(beyond, fmt.Sprintf("%s %.2f → %.2f", r.Name, r.Real, r.Sim))
-					}
-				}
-				if len(beyond) == 0 {
-					beyond = []string{"—"}
-				}
-				fmt.Fprintf(stdout, "%s %d of %d (%d vs %d wakeups) | %s |\n", row, ok, judged, c.Real.Wakeups, c.Sim.Wakeups, strings.Join(beyond, "; "))
+			fmt.Fprintf(stderr, "kernel table: %s, %s, %s\n", k.Name, shape, w)
+			c, err := oracle.Run(ctx, oracle.Options{Kernel: k, Base: spec, Shape: shape, Notes: notes, Workloads: strings.Split(w, " + "),
+				Duration: time.Second, Seed: 1, Time: k.Time, Features: feats[k.Name], Cache: cache, Logf: func(string, ...any) {}})
+			if ctx.Err() != nil {
+				return &interruptedError{"interrupted; the rows above are complete"}
 			}
+			row := fmt.Sprintf("| %s (%s) | %s: %s (%s) | `%s` |", k.Name, label, sh.preset, sh.what, shape, w)
+			var refused *oracle.SimRefusedError
+			if errors.As(err, &refused) {
+				fmt.Fprintf(stdout, "%s — | the simulation refuses: %s |\n", row, strings.ReplaceAll(refused.Err.Error(), "|", "/"))
+				continue
+			}
+			if err != nil {
+				// One table row: the console tail's lines joined, and cut.
+				msg := strings.ReplaceAll(strings.Join(strings.Fields(err.Error()), " "), "|", "/")
+				if r := []rune(msg); len(r) > 300 {
+					msg = string(r[:300]) + "…"
+				}
+				fmt.Fprintf(stdout, "%s — | failed: %s |\n", row, msg)
+				continue
+			}
+			c.WriteText(stderr) // every measure, not only the row's
+			var beyond []string
+			ok, judged := 0, 0
+			for _, r := range c.Measures {
+				switch r.Verdict {
+				case "ok":
+					ok++
+					judged++
+				case "differs":
+					judged++
+					beyond = append(beyond, fmt.Sprintf("%s %.2f → %.2f", r.Name, r.Real, r.Sim))
+				}
+			}
+			if len(beyond) == 0 {
+				beyond = []string{"—"}
+			}
+			counts := fmt.Sprintf("%d vs %d wakeups", c.Real.Wakeups, c.Sim.Wakeups)
+			if c.Real.RT != nil || c.Sim.RT != nil {
+				rtw := func(m *oracle.Measures) int {
+					if m.RT == nil {
+						return 0
+					}
+					return m.RT.Wakeups
+				}
+				counts += fmt.Sprintf(", %d vs %d RT", rtw(c.Real), rtw(c.Sim))
+			}
+			fmt.Fprintf(stdout, "%s %d of %d (%s) | %s |\n", row, ok, judged, counts, strings.Join(beyond, "; "))
 		}
 	}
 	return nil

@@ -13,11 +13,20 @@
 //   guestload DURATION_NS KIND key=value ... [-- KIND key=value ...]
 //
 // Kinds: schbench (m t c s p), hackbench (g f l s p T), pipe (l T), hog
-// (n place); every kind takes nice, cpus (a cpulist, "" = all) and
-// slice_us (sched_setattr's sched_runtime, 0 = the base slice). At the
-// end it prints one line per workload, "guestload: {json}", on stdout.
+// (n place), cyclictest (t i d p a l latency); every kind takes nice,
+// cpus (a cpulist, "" = all), slice_us (sched_setattr's sched_runtime,
+// 0 = the base slice), policy (normal, fifo or rr) and rtprio (the
+// rt_priority sched_setscheduler gets with fifo or rr; cyclictest takes
+// its own p instead, as cyclictest's -p). A task the runner starts sets
+// its policy itself when it first runs (as cyclictest's timer threads
+// do): it is forked SCHED_OTHER and turns SCHED_FIFO or SCHED_RR on its
+// own CPU. A task a workload's own task forks inherits the policy, as
+// under chrt: schbench's message thread sets it before it creates its
+// workers, pipe's first process before it forks the second. At the end
+// it prints one line per workload, "guestload: {json}", on stdout.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
@@ -93,6 +102,7 @@ static long num(struct spec *s, const char *k) { return atol(get(s, k)); }
 struct common {
 	int nice;
 	long slice_us;
+	int policy, rtprio; // SCHED_OTHER, SCHED_FIFO or SCHED_RR
 	cpu_set_t cpus;
 	int has_cpus;
 };
@@ -124,6 +134,20 @@ struct slice_attr {
 	uint32_t sched_util_min, sched_util_max;
 };
 
+// set_policy makes the calling thread SCHED_FIFO or SCHED_RR as c says
+// (sched_setscheduler(0, ...) is the calling thread's: the kernel's pid
+// is the thread id); nothing for SCHED_OTHER.
+static void set_policy(struct common *c) {
+	if (c->policy == SCHED_OTHER)
+		return;
+	struct sched_param sp = {.sched_priority = c->rtprio};
+	if (sched_setscheduler(0, c->policy, &sp) != 0) {
+		fprintf(stderr, "guestload: sched_setscheduler %s %d: %s\n", c->policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR", c->rtprio,
+			strerror(errno));
+		exit(1);
+	}
+}
+
 static void setup(const char *name, struct common *c, int pin) {
 	prctl(PR_SET_NAME, name, 0, 0, 0);
 	if (c->nice)
@@ -138,6 +162,7 @@ static void setup(const char *name, struct common *c, int pin) {
 			exit(1);
 		}
 	}
+	set_policy(c);
 	if (pin >= 0) {
 		cpu_set_t one;
 		CPU_ZERO(&one);
@@ -552,6 +577,11 @@ static void start_pipe(struct load *l) {
 		die("fork");
 	if (p == 0) {
 		wait_go();
+		// An RT pipe is the tool run under chrt: the first process is
+		// SCHED_FIFO or SCHED_RR when it forks the second, which
+		// inherits the policy and is placed by select_task_rq_rt (a
+		// child forked fair would be placed by the fair fork balance).
+		set_policy(&l->com);
 		pid_t c = fork();
 		if (c < 0)
 			die("fork");
@@ -628,6 +658,75 @@ static void start_hog(struct load *l) {
 		struct hog_task *t = calloc(1, sizeof *t);
 		*t = (struct hog_task){.l = l, .idx = i, .pin = npins ? pins[i % npins] : -1};
 		add_thread(l, hog_run, t);
+	}
+}
+
+// ---- cyclictest (rt-tests; engine/workload/cyclictest.go) ----------------
+// t threads (0: one per allowed CPU); thread k arms an absolute
+// CLOCK_MONOTONIC timer every i + k·d µs, records how late it ran and
+// skips the periods it overran; p > 0: SCHED_FIFO p (-p); a=1: thread k
+// pinned to the k-th allowed CPU; l loops each (0: until the end);
+// latency >= 0: the PM QoS request in /dev/cpu_dma_latency, held open.
+
+struct ct_thread {
+	struct load *l;
+	int idx, pin;
+	int64_t interval;
+	long loops;
+};
+
+static void *ct_run(void *arg) {
+	struct ct_thread *t = arg;
+	struct load *l = t->l;
+	char name[16];
+	wait_go();
+	snprintf(name, sizeof name, "cyclictest-%d", t->idx);
+	setup(name, &l->com, t->pin);
+	int64_t next = now_ns() + t->interval;
+	for (long n = 0; !t->loops || n < t->loops; n++) {
+		struct timespec ts = {next / 1000000000, next % 1000000000};
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		if (atomic_load(&stopping))
+			break;
+		int64_t now = now_ns();
+		hist_add(&l->lat, (now - next) / 1000);
+		atomic_fetch_add(&l->ops, 1);
+		next += t->interval;
+		while (now > next)
+			next += t->interval;
+	}
+	return NULL;
+}
+
+static void start_cyclictest(struct load *l) {
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), cpus[1024], nc = 0;
+	for (int cpu = 0; cpu < ncpu && nc < 1024; cpu++)
+		if (!l->com.has_cpus || CPU_ISSET(cpu, &l->com.cpus))
+			cpus[nc++] = cpu;
+	int n = num(&l->spec, "t"), pin = num(&l->spec, "a"), p = num(&l->spec, "p");
+	long lat = num(&l->spec, "latency"), loops = num(&l->spec, "l");
+	if (!n)
+		n = nc;
+	if (pin && n > nc) {
+		fprintf(stderr, "guestload: cyclictest a=1: %d threads for %d CPUs\n", n, nc);
+		exit(2);
+	}
+	if (p > 0)
+		l->com.policy = SCHED_FIFO, l->com.rtprio = p, l->com.nice = 0;
+	if (lat >= 0) {
+		int fd = open("/dev/cpu_dma_latency", O_RDWR);
+		int32_t v = lat;
+		if (fd >= 0 && write(fd, &v, sizeof v) != sizeof v)
+			close(fd); // kept open on success: the request lasts the run
+	}
+	l->threads = n;
+	l->finite = loops > 0;
+	for (int k = 0; k < n; k++) {
+		struct ct_thread *t = calloc(1, sizeof *t);
+		*t = (struct ct_thread){.l = l, .idx = k, .pin = pin ? cpus[k] : -1, .loops = loops,
+					.interval = (num(&l->spec, "i") + (int64_t)k * num(&l->spec, "d")) * 1000};
+		add_thread(l, ct_run, t);
 	}
 }
 
@@ -713,6 +812,9 @@ int main(int argc, char **argv) {
 		}
 		l->com.nice = num(&l->spec, "nice");
 		l->com.slice_us = num(&l->spec, "slice_us");
+		const char *pol = get(&l->spec, "policy");
+		l->com.policy = !strcmp(pol, "fifo") ? SCHED_FIFO : !strcmp(pol, "rr") ? SCHED_RR : SCHED_OTHER;
+		l->com.rtprio = num(&l->spec, "rtprio");
 		parse_cpus(get(&l->spec, "cpus"), &l->com);
 	}
 	// hackbench's parent is the task that forks the children and waits
@@ -724,10 +826,10 @@ int main(int argc, char **argv) {
 	go_ns = start + START_DELAY_NS;
 	for (int i = 0; i < nl; i++) {
 		struct load *l = &loads[i];
-		// schbench's and pipe's first tasks wait for the start time;
+		// schbench's, pipe's and cyclictest's first tasks wait for the start time;
 		// hackbench's parent forks and releases its children at once, as
 		// the simulator's hackbench/main does, and hogs just spin.
-		l->t0 = strcmp(l->kind, "schbench") && strcmp(l->kind, "pipe") ? now_ns() : go_ns;
+		l->t0 = strcmp(l->kind, "schbench") && strcmp(l->kind, "pipe") && strcmp(l->kind, "cyclictest") ? now_ns() : go_ns;
 		if (!strcmp(l->kind, "schbench"))
 			start_schbench(l);
 		else if (!strcmp(l->kind, "hackbench"))
@@ -736,6 +838,8 @@ int main(int argc, char **argv) {
 			start_pipe(l);
 		else if (!strcmp(l->kind, "hog"))
 			start_hog(l);
+		else if (!strcmp(l->kind, "cyclictest"))
+			start_cyclictest(l);
 		else {
 			fprintf(stderr, "guestload: kind %s has no guest load\n", l->kind);
 			return 2;
