@@ -263,7 +263,7 @@ func (s *Sim) updateSGWakeupStats(dom *machine.Domain, g cpumask.Mask, sgs *sgSt
 		sgs.groupUtil += s.cpuUtil66(o)
 		sgs.groupRunnable += o.runnableAvg.at(s.now)
 		sgs.sumHNrRunning += o.nr
-		sgs.sumNrRunning += o.nr
+		sgs.sumNrRunning += o.nrRunning()
 		if o.nr == 0 && o.idle() {
 			sgs.idleCPUs++
 		}

@@ -110,10 +110,17 @@ func (k rtStack) selectTaskRq(p *Task, this int, cur *Task, sync bool) *Decision
 	return k.fair.selectTaskRq(p, this, cur, sync)
 }
 
+// selectTaskRqFork places a new task. A child of an RT task inherits its
+// policy and is placed by select_task_rq_rt with WF_FORK from the
+// parent's CPU (the child's task_cpu). A task a workload creates is the
+// child of a SCHED_OTHER launcher that sets its policy afterwards, as
+// chrt does before exec and cyclictest and rt-app do in each new thread
+// (pthread_create, then sched_setscheduler): it is placed by the fair
+// class's fork balancing, and becomes RT when it is enqueued (the
+// moment it would run as SCHED_OTHER before its first sched_setscheduler
+// is not simulated).
 func (k rtStack) selectTaskRqFork(t *Task, cpu int) int {
-	if t.rt() {
-		// select_task_rq_rt with WF_FORK from the parent's CPU, as for
-		// a wakeup (the child's task_cpu is the parent's).
+	if t.rt() && t.rtParent {
 		t.cpu = cpu
 		c, _ := k.s.selectRTCPU(t, cpu, nil)
 		return c

@@ -583,6 +583,7 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 	}
 	if t.rtPolicy() && !s.rules.rtInClass {
 		t.inRT = true
+		t.rtParent = parent != nil && parent.rt()
 		t.rrLeft = s.rt.rrTicks
 	}
 	if spec.Slice != 0 {

@@ -295,6 +295,9 @@ type Task struct {
 	rtPrio int
 	rrLeft int
 	inRT   bool // in rt.go's class (rt)
+	// rtParent: forked by an RT task (which it inherits its policy
+	// from), not by a workload's SCHED_OTHER launcher.
+	rtParent bool
 
 	prog     Program
 	progInto ProgramInto // prog, when it is a ProgramInto

@@ -190,9 +190,6 @@ func guestLoadArgs(d time.Duration, specs []workload.Resolved) ([]string, error)
 		if r.Values["latency_nice"] != "0" {
 			return nil, fmt.Errorf("workload %s: latency_nice=%s: the guest's kernel has no latency-nice (a patch set, not mainline)", r.Kind, r.Values["latency_nice"])
 		}
-		if p := r.Values["policy"]; p != "" && p != "normal" {
-			return nil, fmt.Errorf("workload %s: policy=%s: the guest load does not set RT policies yet", r.Kind, p)
-		}
 		if i > 0 {
 			args = append(args, "--")
 		}
