@@ -279,6 +279,8 @@ type WorkloadResult struct {
 	// Threads are the records of its tasks that measure their own cycles
 	// (Ctx.RecordCycle: cyclictest), in task order; nil when none do.
 	Threads []CycleStats
+	// RTTasks counts its SCHED_FIFO/SCHED_RR tasks.
+	RTTasks int
 }
 
 // Workloads returns each workload's measurements so far.
@@ -289,6 +291,11 @@ func (s *Sim) Workloads() []WorkloadResult {
 			Name: w.name, Kind: w.kind, WakeupLatency: w.wakeLat.Summarize(),
 			RequestLatency: w.reqLat.Summarize(), Ops: w.ops, DoneAt: w.doneAt, Tasks: len(w.tasks),
 			MeasuresWakeups: w.measuresWake, MeasuresRequests: w.measuresReq,
+		}
+		for _, id := range w.tasks {
+			if s.tasks[id].rtPolicy() {
+				out[i].RTTasks++
+			}
 		}
 		for _, id := range w.cycleTasks {
 			out[i].Threads = append(out[i].Threads, *s.tasks[id].cycles)

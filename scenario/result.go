@@ -63,6 +63,8 @@ type WorkloadOut struct {
 	// Threads are the per-thread records of a workload whose threads
 	// measure their own cycles (cyclictest), in thread order.
 	Threads []ThreadOut `json:"threads,omitempty"`
+	// RTTasks counts its SCHED_FIFO/SCHED_RR tasks (absent: none).
+	RTTasks int `json:"rt_tasks,omitempty"`
 }
 
 // ThreadOut is one periodic thread's own latency record, in µs as
@@ -147,7 +149,7 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 		r.Preset = r.Machine
 	}
 	for i, w := range sim.Workloads() {
-		wo := WorkloadOut{Name: w.Name, Kind: w.Kind, Tasks: w.Tasks, WakeupLatencyUS: w.WakeupLatency}
+		wo := WorkloadOut{Name: w.Name, Kind: w.Kind, Tasks: w.Tasks, WakeupLatencyUS: w.WakeupLatency, RTTasks: w.RTTasks}
 		if w.Kind == "schbench" {
 			wo.WakeupBands = Bands(sim.WakeupHistogram(i))
 		}

@@ -18,7 +18,11 @@ func writeText(w io.Writer, cfg scenario.Config, r *scenario.Result) {
 		r.Preset, r.Machine, r.Seed, r.DurationS, r.Events, r.SimWallS)
 	writeKnobDiff(w, r.Knobs)
 	for _, wl := range r.Workloads {
-		fmt.Fprintf(w, "\nworkload %s (%d tasks)\n", wl.Name, wl.Tasks)
+		if wl.RTTasks > 0 {
+			fmt.Fprintf(w, "\nworkload %s (%d tasks, %d of them SCHED_FIFO/SCHED_RR)\n", wl.Name, wl.Tasks, wl.RTTasks)
+		} else {
+			fmt.Fprintf(w, "\nworkload %s (%d tasks)\n", wl.Name, wl.Tasks)
+		}
 		l := wl.WakeupLatencyUS
 		fmt.Fprintf(w, "  wakeup latency (usec): p50 %d  p75 %d  p90 %d  p95 %d  *p99 %d  p99.5 %d  p99.9 %d  min %d  max %d  (%d samples)\n",
 			l.P50, l.P75, l.P90, l.P95, l.P99, l.P995, l.P999, l.Min, l.Max, l.Count)
