@@ -92,15 +92,7 @@ func TestSnapshotCarriesDelayedStats(t *testing.T) {
 		link string
 		has  bool
 	}{{"era=6.12&w=hackbench:g=10,l=400", true}, {"era=6.6&w=hackbench:g=10,l=400", false}} {
-		st, err := Parse(c.link)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := st.Config(0)
-		sim, err := cfg.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
+		sim := buildLink(t, c.link)
 		sim.RunUntil(20 * engine.Millisecond)
 		var s Snapshot
 		s.Fill(sim, 0, false, -1)
