@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math/bits"
 
 	"schedplay/engine/knob"
 )
@@ -141,14 +140,7 @@ func (a *prioArray) dequeue(t *Task) {
 }
 
 // first is sched_find_first_bit: the lowest priority index with a task.
-func (a *prioArray) first() int {
-	for w, b := range a.bitmap {
-		if b != 0 {
-			return w*64 + bits.TrailingZeros64(b)
-		}
-	}
-	return o1MaxPrio
-}
+func (a *prioArray) first() int { return findFirstBit(a.bitmap[:], o1MaxPrio) }
 
 // o1RQ is the O(1) part of struct runqueue.
 type o1RQ struct {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/bits"
 
 	"schedplay/engine/cpumask"
 	"schedplay/engine/knob"
@@ -94,22 +95,17 @@ type rtRQ struct {
 
 // highest is rt.highest_prio.curr: the kernel prio of the first task of
 // the array, maxRTPrio when it is empty.
-func (r *rtRQ) highest() int {
-	for w, b := range r.bitmap {
+func (r *rtRQ) highest() int { return findFirstBit(r.bitmap[:], maxRTPrio) }
+
+// findFirstBit is sched_find_first_bit, the priority arrays' lookup (rt.c's and 2.6.7's
+// O(1) arrays): the lowest set bit of bitmap, none when it is empty.
+func findFirstBit(bitmap []uint64, none int) int {
+	for w, b := range bitmap {
 		if b != 0 {
-			return w*64 + ctz64(b)
+			return w*64 + bits.TrailingZeros64(b)
 		}
 	}
-	return maxRTPrio
-}
-
-func ctz64(b uint64) int {
-	n := 0
-	for b&1 == 0 {
-		b >>= 1
-		n++
-	}
-	return n
+	return none
 }
 
 // rtState is the Sim's RT class state, built at the first RT task.
@@ -401,7 +397,7 @@ func (s *Sim) rtHighestPushable(c *cpu, dst int) (*Task, int) {
 	r := c.rt
 	for w, b := range r.bitmap {
 		for b != 0 {
-			p := w*64 + ctz64(b)
+			p := w*64 + bits.TrailingZeros64(b)
 			b &= b - 1
 			for _, t := range r.queue[p] {
 				if rtPushable(c, t) && (dst < 0 || t.allowed.Test(dst)) {
@@ -424,18 +420,7 @@ func (s *Sim) rtOverloaded(c *cpu) bool {
 func (s *Sim) rtMove(src, dst *cpu, t *Task) {
 	s.rtDequeue(src, t)
 	s.rtEnqueue(dst, t, false)
-	if dst.curr == nil {
-		s.kick(dst, s.now+s.idleWakeDelay(dst, src.id))
-		return
-	}
-	if s.rtPreempt(dst, t) {
-		dst.needResched = true
-		delay := int64(0)
-		if dst != src {
-			delay = s.k.Get(knob.IPINS)
-		}
-		s.kick(dst, s.now+delay)
-	}
+	s.wakeForPulledAt(dst, t, src, s.now)
 }
 
 // pushRTTask is push_rt_task: move c's highest pushable task to the
@@ -486,7 +471,8 @@ func (s *Sim) pullRTTask(c *cpu) {
 		}
 		return
 	}
-	resched := false
+	// c is in schedule(), before its pick: what it pulls is picked
+	// there, no resched needed.
 	for _, src := range s.cpus {
 		if src == c || src.rt.nrTotal < 2 {
 			continue
@@ -504,10 +490,6 @@ func (s *Sim) pullRTTask(c *cpu) {
 		s.rt.pulls++
 		s.rtDequeue(src, p)
 		s.rtEnqueue(c, p, false)
-		resched = true
-	}
-	if resched && c.curr != nil {
-		c.needResched = true
 	}
 }
 
@@ -657,13 +639,20 @@ func (s *Sim) rtTick(c *cpu) bool {
 		return false
 	}
 	t.rrLeft = s.rt.rrTicks
-	if len(c.rt.queue[t.kprio()]) > 1 {
-		s.rtDequeue(c, t) // requeue_task_rt(rq, p, 0)
-		s.rtEnqueue(c, t, false)
-		t.state = TaskRunning
-		return true
+	return s.rtRequeueTail(c, t)
+}
+
+// rtRequeueTail is requeue_task_rt(rq, curr, 0): c's running RT task t
+// goes to the tail of its priority's list; it reports whether another
+// task was there to go before it.
+func (s *Sim) rtRequeueTail(c *cpu, t *Task) bool {
+	if len(c.rt.queue[t.kprio()]) < 2 {
+		return false
 	}
-	return false
+	s.rtDequeue(c, t)
+	s.rtEnqueue(c, t, false)
+	t.state = TaskRunning // still curr: rtEnqueue marked it runnable
+	return true
 }
 
 // RTStats are the RT class's counts over a run.

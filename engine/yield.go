@@ -35,11 +35,7 @@ func (s *Sim) yieldCurr(c *cpu, t *Task) {
 		// its priority's list.
 		s.settle(c)
 		s.updateCurr(c)
-		if len(c.rt.queue[t.kprio()]) > 1 {
-			s.rtDequeue(c, t)
-			s.rtEnqueue(c, t, false)
-			t.state = TaskRunning
-		}
+		s.rtRequeueTail(c, t)
 		s.schedule(c)
 		return
 	}
