@@ -36,9 +36,13 @@ const (
 	PolicyFIFO
 	// PolicyRR is SCHED_RR: SCHED_FIFO with a timeslice among equals.
 	PolicyRR
+	// PolicyDeadline is SCHED_DEADLINE: a constant bandwidth server of
+	// TaskSpec.DL's runtime per period, scheduled earliest deadline
+	// first (dl.go).
+	PolicyDeadline
 )
 
-var policyNames = [...]string{"normal", "fifo", "rr"}
+var policyNames = [...]string{"normal", "fifo", "rr", "deadline"}
 
 func (p Policy) String() string {
 	if int(p) < len(policyNames) {
@@ -56,7 +60,7 @@ func (t *Task) rt() bool { return t.inRT }
 
 // rtPolicy reports whether t is SCHED_FIFO or SCHED_RR, in whichever
 // class: rt.go's, or 2.6.7's O(1) arrays.
-func (t *Task) rtPolicy() bool { return t.policy != PolicyNormal }
+func (t *Task) rtPolicy() bool { return t.policy == PolicyFIFO || t.policy == PolicyRR }
 
 // kprio is the kernel's p->prio: 99 - rt_priority for an RT task,
 // 120 + nice for a fair one (lower is more important).

@@ -489,6 +489,10 @@ type TaskSpec struct {
 	// PolicyNormal (sched_setscheduler's rule).
 	Policy Policy
 	RTPrio int
+	// DL is a PolicyDeadline task's reservation (sched_attr's
+	// sched_runtime, sched_deadline, sched_period and
+	// SCHED_FLAG_RECLAIM); zero for the other policies.
+	DL DLParams
 	// SMTPressure (×1024, default 1024 when 0) says how much the task
 	// slows a co-running SMT sibling relative to the nominal loop.
 	SMTPressure int64
