@@ -151,10 +151,24 @@ type coreRules struct {
 	// rtInClass: the era's class holds RT priorities itself (2.6.7's
 	// O(1) arrays, o1.go), with no rt.go class above it.
 	rtInClass bool
-	// rtDistribute: find_lowest_rq picks with cpumask_any_and_distribute
-	// (v5.11, "sched,rt: Use cpumask_any*_distribute()"), not
-	// cpumask_first_and (v5.2).
+	// rtDistribute: find_lowest_rq and find_later_rq pick with
+	// cpumask_any_and_distribute (v5.11, "sched,rt: Use
+	// cpumask_any*_distribute()"), not cpumask_first_and (v5.2).
 	rtDistribute bool
+	// noDL names why the era cannot run SCHED_DEADLINE tasks ("" when
+	// it can: dl.go's class above the others).
+	noDL string
+	// dlGrubMax: grub_reclaim compares with max_bw and applies bw_ratio
+	// after the max (v6.5, "sched/deadline: Fix reclaim inaccuracy with
+	// SMP"); v5.2 and Debian's 6.1 compare with BW_UNIT - u·bw_ratio.
+	dlGrubMax bool
+	// dlChargesRT: update_curr_dl adds deadline time to the RT
+	// runqueue's rt_time ("we share the rt bandwidth"), which 6.12 keeps
+	// only under CONFIG_RT_GROUP_SCHED (not set in Debian's build).
+	dlChargesRT bool
+	// dlPeriodLimits: __checkparam_dl bounds the period by
+	// sched_deadline_period_min_us/max_us (v5.10; not in v5.2).
+	dlPeriodLimits bool
 }
 
 // fairRules are what differs between the fair classes' eras inside the
@@ -260,23 +274,25 @@ type eraDef struct {
 // era runs which class.
 var eraDefs = map[knob.Era]eraDef{
 	knob.Era52: {func(s *Sim) schedClass { return cfs{s} },
-		coreRules{nohz: true, cpuidle: true, smtNiceSlices: true},
+		coreRules{nohz: true, cpuidle: true, smtNiceSlices: true, dlChargesRT: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling, wakerRecentUsed: true, imbalancePct: domImbalancePct,
 			balancer: balancer52, yieldTask: (*Sim).yieldTaskSkipBuddy,
 		}},
-	knob.EraO1: {func(s *Sim) schedClass { return o1V267{s} }, coreRules{rtInClass: true}, fairRules{}},
+	knob.EraO1: {func(s *Sim) schedClass { return o1V267{s} }, coreRules{rtInClass: true, noDL: "SCHED_DEADLINE came with v3.14 (2014): the 2.6.7 O(1) scheduler has no deadline class"}, fairRules{}},
 	// 6.1: CFS with the v6.x wakeup path and the v5.5+ balancer, each
 	// checked against Debian's linux-source-6.1 (6.1.172).
 	knob.Era61: {func(s *Sim) schedClass { return cfs{s} },
-		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu61, smtNiceSlices: true, rtDistribute: true},
+		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu61, smtNiceSlices: true, rtDistribute: true,
+			dlChargesRT: true, dlPeriodLimits: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
 			nodeReclaimDistance: true, newidleDetachOne: true, yieldTask: (*Sim).yieldTaskSkipBuddy,
 		}},
 	knob.Era66: {func(s *Sim) schedClass { return eevdfV66{s} },
-		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true, rtDistribute: true},
+		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true, rtDistribute: true,
+			dlGrubMax: true, dlChargesRT: true, dlPeriodLimits: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,
@@ -289,7 +305,8 @@ var eraDefs = map[knob.Era]eraDef{
 	// (fair.c 9678 of 6.12.117; docs/era612-research.md §5.3).
 	knob.Era612: {func(s *Sim) schedClass { return eevdfV612{s} },
 		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true, rtDistribute: true,
-			noRT: "6.12 gives the fair class its share under RT load with a deadline server (fair_server, 50 ms per 1 s), which needs the deadline class"},
+			noRT: "6.12 gives the fair class its share under RT load with a deadline server (fair_server, 50 ms per 1 s), which needs the deadline class",
+			noDL: "6.12 runs the fair class under a deadline server (fair_server, 50 ms per 1 s), which is not modelled yet", dlGrubMax: true, dlPeriodLimits: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,

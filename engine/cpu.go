@@ -20,6 +20,15 @@ type cpu struct {
 	// what it adds to rq->nr_running (0 while throttled).
 	rt   *rtRQ
 	rtNr int
+	// Deadline runqueue (dl.go), nil in a run without deadline tasks;
+	// dlNr is what it adds to rq->nr_running (its tree: a throttled
+	// task is off it).
+	dl   *dlRQ
+	dlNr int
+	// distPrev is the CPU's distribute_cpu_mask_prev
+	// (cpumask_any_and_distribute, lib/cpumask.c), which find_lowest_rq
+	// and find_later_rq share.
+	distPrev int
 
 	// CFS runqueue: queued tasks (not curr), ordered by vruntime.
 	tree []*Task
@@ -170,31 +179,36 @@ func (c *cpu) busy() bool { return c.curr != nil }
 // idle is the kernel's available_idle_cpu (idle_cpu): nothing running,
 // nothing queued, and no wakeup on its way (a waker holding its rq lock,
 // or a task on its wake_list).
-func (c *cpu) idle() bool { return c.curr == nil && c.nr == 0 && c.rtNr == 0 && c.wakePending == 0 }
+func (c *cpu) idle() bool {
+	return c.curr == nil && c.nr == 0 && c.rtNr == 0 && c.dlNr == 0 && c.wakePending == 0
+}
 
 // waiting reports whether c has a runnable task that is not running: a
-// fair one (delayed tasks, 6.12, sleep) or an RT one behind curr.
+// fair one (delayed tasks, 6.12, sleep) or an RT or deadline one behind
+// curr.
 func (c *cpu) waiting() bool {
 	if len(c.tree) > c.nrDelayed {
 		return true
 	}
-	if c.rtNr == 0 {
+	n := c.rtNr + c.dlNr
+	if n == 0 {
 		return false
 	}
-	if c.curr != nil && c.curr.rt() {
-		return c.rtNr > 1
+	if t := c.curr; t != nil && (t.rt() || t.dl() && t.dlse.onRQ) {
+		n-- // curr stays on its array or tree while it runs
 	}
-	return true
+	return n > 0
 }
 
-// nrRunning is rq->nr_running: the fair tasks (cpu.nr) and the RT tasks
-// of an RT runqueue that is not throttled.
-func (c *cpu) nrRunning() int { return c.nr + c.rtNr }
+// nrRunning is rq->nr_running: the fair tasks (cpu.nr), the RT tasks of
+// an RT runqueue that is not throttled and the deadline tasks that are
+// not.
+func (c *cpu) nrRunning() int { return c.nr + c.rtNr + c.dlNr }
 
 // empty reports whether the CPU has nothing running and nothing queued
 // (the work-conservation meter's "idle": a wakeup on its way does not
 // count until it is enqueued).
-func (c *cpu) empty() bool { return c.curr == nil && c.nr == 0 && c.rtNr == 0 }
+func (c *cpu) empty() bool { return c.curr == nil && c.nr == 0 && c.rtNr == 0 && c.dlNr == 0 }
 
 // account moves time since the last accounting into busy or idle.
 func (c *cpu) account(now int64) {
@@ -420,14 +434,14 @@ func (s *Sim) startAction(c *cpu, t *Task) bool {
 	case ActSleep:
 		// hrtimer_nanosleep arms a range timer: soft expiry at the
 		// requested time, hard expiry timer_slack_ns later, or at once
-		// for an RT task (hrtimer_nanosleep: "if (dl_task(current) ||
+		// for an RT or deadline task (hrtimer_nanosleep: "if (dl_task(current) ||
 		// rt_task(current)) slack = 0", v5.2 and 6.12). The clock
 		// event is programmed for the hard expiry; a timer interrupt on
 		// this CPU between the two fires it early (expireTimers).
 		t.sleepTimer = true
 		t.softExpiry = s.now + max(0, a.NS)
 		slack := s.k.Get(knob.TimerSlackNS)
-		if t.rtPolicy() {
+		if t.rtPolicy() || t.dl() {
 			slack = 0
 		}
 		s.q.schedule(s.taskSlot(t), t.softExpiry+slack)
@@ -812,7 +826,7 @@ func (s *Sim) onKick(c *cpu) {
 	// waits on the wake_list first.
 	s.ttwuPending(c)
 	if c.curr == nil {
-		if c.nr > 0 || c.rtNr > 0 {
+		if c.nr > 0 || c.rtNr > 0 || c.dlNr > 0 {
 			s.schedule(c)
 		}
 		return

@@ -52,6 +52,10 @@ func (s *Sim) updateCurr(c *cpu) {
 		s.updateCurrRT(c, delta) // update_curr_rt: no vruntime
 		return
 	}
+	if t.dl() {
+		s.updateCurrDL(c, t, delta) // update_curr_dl
+		return
+	}
 	s.chargeO1Slice(t, delta)
 	if t.state == TaskRunning {
 		t.vruntime += calcDeltaFair(delta, t.weight)
@@ -245,6 +249,13 @@ func (s *Sim) dequeueCurr(c *cpu, t *Task, state TaskState) {
 	if t.rt() {
 		// dequeue_task_rt: off the priority array.
 		s.rtDequeue(c, t)
+		t.state = state
+		t.util.set(s.now, 0)
+		return
+	}
+	if t.dl() {
+		// dequeue_task_dl(DEQUEUE_SLEEP): off the tree, non contending.
+		s.dlDequeueSleep(c, t, state)
 		t.state = state
 		t.util.set(s.now, 0)
 		return

@@ -49,6 +49,13 @@ func (s *Sim) CheckInvariants() error {
 				return fmt.Errorf("cpu %d: queued task %s not allowed here (%s)", c.id, t.Name, t.allowed)
 			}
 		}
+		if c.dl != nil {
+			for _, t := range c.dl.tree {
+				if t != c.curr {
+					seen[t.ID]++
+				}
+			}
+		}
 		if c.rt != nil {
 			for _, q := range c.rt.queue {
 				for _, t := range q {
@@ -75,12 +82,12 @@ func (s *Sim) CheckInvariants() error {
 			if t.cpu != c.id || !t.allowed.Test(c.id) {
 				return fmt.Errorf("cpu %d: current task %s (cpu %d) not allowed or misplaced", c.id, t.Name, t.cpu)
 			}
-			if !t.rt() {
+			if !t.rt() && !t.dl() {
 				nr++
 				w += t.weight
 			}
 			execTotal += s.now - t.execStart
-		} else if c.nr+c.rtNr > 0 && !s.q.queued(2*s.topo.NCPU+c.id) && !(c.smtHeld && s.q.queued(s.topo.NCPU+c.id)) {
+		} else if c.nr+c.rtNr+c.dlNr > 0 && !s.q.queued(2*s.topo.NCPU+c.id) && !(c.smtHeld && s.q.queued(s.topo.NCPU+c.id)) {
 			return fmt.Errorf("cpu %d: idle with %d queued tasks and no kick pending", c.id, c.nr)
 		}
 		if nr != c.nr || w != c.loadWeight {
@@ -97,6 +104,9 @@ func (s *Sim) CheckInvariants() error {
 	}
 	for _, t := range s.tasks {
 		execTotal += t.sumExec
+		if t.dl() && t.dlse.throttled && t.state == TaskRunnable {
+			seen[t.ID]++ // on_rq, off the tree until its replenishment
+		}
 		switch t.state {
 		case TaskRunnable:
 			if seen[t.ID] != 1 {

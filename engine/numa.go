@@ -113,7 +113,7 @@ func numaGroup(t *Task) int {
 // move. They run the v5.2 search here (not modelled).
 func (s *Sim) numaCheck(c *cpu) {
 	t := c.curr
-	if t == nil || t.rt() || t.memNode < 0 || !s.k.On(knob.NUMA_BALANCING) || s.topo.Spec.Topology.Sockets < 2 {
+	if t == nil || t.rt() || t.dl() || t.memNode < 0 || !s.k.On(knob.NUMA_BALANCING) || s.topo.Spec.Topology.Sockets < 2 {
 		return
 	}
 	if s.topo.Socket[c.id] == t.memNode || s.now < t.numaNext || c.pushTo >= 0 {

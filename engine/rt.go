@@ -62,9 +62,13 @@ func (t *Task) rt() bool { return t.inRT }
 // class: rt.go's, or 2.6.7's O(1) arrays.
 func (t *Task) rtPolicy() bool { return t.policy == PolicyFIFO || t.policy == PolicyRR }
 
-// kprio is the kernel's p->prio: 99 - rt_priority for an RT task,
-// 120 + nice for a fair one (lower is more important).
+// kprio is the kernel's p->prio: -1 for a deadline task, 99 -
+// rt_priority for an RT task, 120 + nice for a fair one (lower is more
+// important).
 func (t *Task) kprio() int {
+	if t.dl() {
+		return -1 // MAX_DL_PRIO - 1
+	}
 	if t.rtPolicy() {
 		return maxRTPrio - 1 - t.rtPrio
 	}
@@ -92,9 +96,6 @@ type rtRQ struct {
 	rtTime    int64
 	runtime   int64
 	throttled bool
-	// distPrev is this CPU's distribute_cpu_mask_prev
-	// (cpumask_any_and_distribute, lib/cpumask.c).
-	distPrev int
 }
 
 // highest is rt.highest_prio.curr: the kernel prio of the first task of
@@ -118,7 +119,6 @@ type rtState struct {
 	rrTicks             int   // sched_rr_timeslice in jiffies
 	share               bool  // RT_RUNTIME_SHARE
 	pushIPI             bool  // RT_PUSH_IPI
-	distribute          bool  // find_lowest_rq uses cpumask_any*_distribute (v5.11)
 	timerOn             bool  // the RT period timer is armed
 	mask                cpumask.Mask
 	// lowPri and lowN are the level and weight of the mask the last
@@ -142,7 +142,7 @@ func (s *Sim) enableRT() error {
 	}
 	r := &rtState{
 		periodNS: s.k.Get(knob.SchedRTPeriodUS) * Microsecond,
-		share:    s.k.On(knob.RT_RUNTIME_SHARE), pushIPI: s.k.On(knob.RT_PUSH_IPI), distribute: s.rules.rtDistribute,
+		share:    s.k.On(knob.RT_RUNTIME_SHARE), pushIPI: s.k.On(knob.RT_PUSH_IPI),
 		mask: cpumask.New(s.topo.NCPU),
 	}
 	r.runtimeNS = s.k.Get(knob.SchedRTRuntimeUS)
@@ -156,7 +156,12 @@ func (s *Sim) enableRT() error {
 		c.rt = &rtRQ{runtime: r.runtimeNS}
 	}
 	s.rt = r
-	s.class = rtStack{s.class, s}
+	if k, ok := s.class.(dlStack); ok {
+		k.next = rtStack{k.next, s} // rt_sched_class sits below dl_sched_class
+		s.class = k
+	} else {
+		s.class = rtStack{s.class, s}
+	}
 	return nil
 }
 
@@ -270,11 +275,19 @@ func (s *Sim) findLowestRQ(p *Task, this int) int {
 	if s.cpupriFind(p) < 0 {
 		return -1
 	}
-	m := s.rt.mask
-	cpu := p.cpu
+	return s.affineFromMask(s.rt.mask, p.cpu, this)
+}
+
+// affineFromMask is what find_lowest_rq and find_later_rq do with the
+// mask of candidate CPUs m for a task on CPU cpu, run on CPU this: cpu
+// itself when it is a candidate, else this CPU when a wake-affine domain
+// of cpu spans it, else the first (6.x: the next, rotating) candidate of
+// the smallest such domain, else this CPU, else any candidate.
+func (s *Sim) affineFromMask(m cpumask.Mask, cpu, this int) int {
 	if cpu >= 0 && m.Test(cpu) {
 		return cpu
 	}
+	on := this // smp_processor_id(), whose distribute_cpu_mask_prev turns
 	if !m.Test(this) {
 		this = -1
 	}
@@ -286,7 +299,7 @@ func (s *Sim) findLowestRQ(p *Task, this int) int {
 			if this >= 0 && dom.Span.Test(this) {
 				return this
 			}
-			if best := s.rtAnyAnd(m, dom.Span, max(this, 0)); best >= 0 {
+			if best := s.anyAnd(m, dom.Span, on); best >= 0 {
 				return best
 			}
 		}
@@ -294,14 +307,14 @@ func (s *Sim) findLowestRQ(p *Task, this int) int {
 	if this >= 0 {
 		return this
 	}
-	return s.rtAnyAnd(m, s.topo.All, max(p.cpu, 0))
+	return s.anyAnd(m, s.topo.All, on)
 }
 
-// rtAnyAnd is cpumask_first_and (v5.2) or cpumask_any_and_distribute
+// anyAnd is cpumask_first_and (v5.2) or cpumask_any_and_distribute
 // (6.x, run on CPU on: the next CPU of a and b after the one it returned
 // last, wrapping) over masks a and b; -1 when they do not meet.
-func (s *Sim) rtAnyAnd(a, b cpumask.Mask, on int) int {
-	if !s.rt.distribute {
+func (s *Sim) anyAnd(a, b cpumask.Mask, on int) int {
+	if !s.rules.rtDistribute {
 		for i := a.First(); i >= 0; i = a.Next(i + 1) {
 			if b.Test(i) {
 				return i
@@ -309,12 +322,12 @@ func (s *Sim) rtAnyAnd(a, b cpumask.Mask, on int) int {
 		}
 		return -1
 	}
-	r := s.cpus[on].rt
+	c := s.cpus[on]
 	n := s.topo.NCPU
 	for k := 1; k <= n; k++ {
-		i := (r.distPrev + k) % n
+		i := (c.distPrev + k) % n
 		if a.Test(i) && b.Test(i) {
-			r.distPrev = i
+			c.distPrev = i
 			return i
 		}
 	}
@@ -352,7 +365,8 @@ func (s *Sim) selectRTCPU(p *Task, this int, d *Decision) (int, Stage) {
 	if d != nil {
 		d.PrevPri, d.LowestPri = s.cpupriLevel(pc), -1
 	}
-	if curr := pc.curr; curr != nil && curr.rt() && (curr.nrAllowed < 2 || curr.kprio() <= p.kprio()) {
+	// rt_task(curr) holds for a deadline curr too (its prio is -1).
+	if curr := pc.curr; curr != nil && (curr.rt() || curr.dl()) && (curr.nrAllowed < 2 || curr.kprio() <= p.kprio()) {
 		target := s.findLowestRQ(p, this)
 		if d != nil {
 			d.RTFind, d.LowestPri, d.LowestN = true, s.rt.lowPri, s.rt.lowN
@@ -501,7 +515,7 @@ func (s *Sim) pullRTTask(c *cpu) {
 // CPU's RT curr is pushed elsewhere at once.
 func (s *Sim) taskWokenRT(c *cpu, p *Task) {
 	curr := c.curr
-	if p != curr && !c.needResched && p.nrAllowed > 1 && curr != nil && curr.rt() &&
+	if p != curr && !c.needResched && p.nrAllowed > 1 && curr != nil && (curr.rt() || curr.dl()) &&
 		(curr.nrAllowed < 2 || curr.kprio() <= p.kprio()) {
 		s.pushRTTasks(c)
 	}
@@ -623,8 +637,8 @@ func (s *Sim) onRTPeriod() {
 // rtResched is resched_curr for an RT runqueue made runnable again.
 func (s *Sim) rtResched(c *cpu) {
 	if c.curr != nil {
-		if c.curr.rt() {
-			return
+		if c.curr.rt() || c.curr.dl() {
+			return // nothing of the RT class preempts it
 		}
 		c.needResched = true
 	}

@@ -89,7 +89,7 @@ func TestFindLowestRQ(t *testing.T) {
 			t.Fatalf("p is %v, want blocked", p.state)
 		}
 		p.cpu = c.prev
-		s.cpus[c.this].rt.distPrev = 0 // this CPU's distribute_cpu_mask_prev as at boot
+		s.cpus[c.this].distPrev = 0 // this CPU's distribute_cpu_mask_prev as at boot
 		for i, want := range c.want {
 			if got := s.findLowestRQ(p, c.this); got != want {
 				t.Errorf("era %s, prev %d, this %d, call %d: find_lowest_rq = %d, want %d", c.era, c.prev, c.this, i, got, want)

@@ -243,7 +243,7 @@ func (s *Sim) srqOn() bool { return s.k.Get(knob.SHARED_RUNQ) != knob.SharedRunq
 // srqPush appends t (queued on its runqueue) to the shard of its CPU; payer
 // is the CPU doing the enqueue.
 func (s *Sim) srqPush(t *Task, payer *cpu) {
-	if t.srqShard >= 0 || t.rt() || t.allowed.Weight() == 1 {
+	if t.srqShard >= 0 || t.rt() || t.dl() || t.allowed.Weight() == 1 {
 		return
 	}
 	llc := s.topo.LLC[t.cpu]

@@ -54,6 +54,9 @@ type Sim struct {
 	class schedClass
 	// rt is the RT class's state (rt.go), nil until the first RT task.
 	rt *rtState
+	// dl is the deadline class (dl.go), nil in a run without deadline
+	// tasks.
+	dl *dlState
 	// qosReqUS is the smallest PM QoS CPU latency request a workload
 	// holds (RequestCPULatency), -1: none.
 	qosReqUS int64
@@ -358,20 +361,22 @@ func (s *Sim) dispatch(slot int) {
 		s.onKick(s.cpus[slot-2*n])
 	case slot == 3*n:
 		s.onRTPeriod()
+	case slot == 3*n+1:
+		s.onDLTimer()
 	default:
-		t := s.tasks[slot-3*n-1]
+		t := s.tasks[slot-3*n-2]
 		s.actor = max(t.cpu, 0)
 		s.onTimer(t)
 	}
 }
 
 // taskSlot is t's timer slot: after the CPUs' phase, tick and kick
-// slots and the RT period timer's.
-func (s *Sim) taskSlot(t *Task) int { return 3*s.topo.NCPU + 1 + int(t.ID) }
+// slots, the RT period timer's and the deadline class's.
+func (s *Sim) taskSlot(t *Task) int { return 3*s.topo.NCPU + 2 + int(t.ID) }
 
-// growSlots sizes the event queue for the CPUs, the RT timer and every
-// task.
-func (s *Sim) growSlots() { s.q.grow(3*s.topo.NCPU + 1 + len(s.tasks)) }
+// growSlots sizes the event queue for the CPUs, the RT and deadline
+// timers and every task.
+func (s *Sim) growSlots() { s.q.grow(3*s.topo.NCPU + 2 + len(s.tasks)) }
 
 // workload is the engine's bookkeeping for one group of tasks.
 type workload struct {
@@ -569,8 +574,23 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 				return 0, err
 			}
 		}
+	case PolicyDeadline:
+		if spec.RTPrio != 0 || spec.Slice != 0 {
+			return 0, fmt.Errorf("engine: task %q: a SCHED_DEADLINE task has no rt priority or slice (its reservation is TaskSpec.DL)", spec.Name)
+		}
+		if parent != nil {
+			// sched_fork: "SCHED_DEADLINE tasks cannot fork" (-EAGAIN
+			// without SCHED_FLAG_RESET_ON_FORK, which is not modelled).
+			return 0, fmt.Errorf("engine: task %q: its parent %q is a SCHED_DEADLINE task, which cannot fork (EAGAIN)", spec.Name, parent.Name)
+		}
 	default:
-		return 0, fmt.Errorf("engine: task %q: unknown policy %d (normal, fifo, rr)", spec.Name, spec.Policy)
+		return 0, fmt.Errorf("engine: task %q: unknown policy %d (normal, fifo, rr, deadline)", spec.Name, spec.Policy)
+	}
+	if spec.Policy != PolicyDeadline && spec.DL != (DLParams{}) {
+		return 0, fmt.Errorf("engine: task %q: a deadline reservation needs policy deadline, not %s", spec.Name, spec.Policy)
+	}
+	if parent != nil && parent.dl() {
+		return 0, fmt.Errorf("engine: task %q: its parent %q is a SCHED_DEADLINE task, which cannot fork (EAGAIN)", spec.Name, parent.Name)
 	}
 	pressure := spec.SMTPressure
 	if pressure == 0 {
@@ -625,6 +645,15 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 			return 0, fmt.Errorf("engine: task %q memory node %d out of range 0..%d", spec.Name, spec.MemNode, s.topo.Spec.Topology.Sockets-1)
 		}
 		t.memNode = spec.MemNode
+	}
+	if spec.Policy == PolicyDeadline {
+		// Last, so that a refused task leaves no bandwidth behind.
+		e, err := s.admitDL(spec.Name, spec.DL)
+		if err != nil {
+			return 0, err
+		}
+		t.dlse = e
+		s.dl.tasks = append(s.dl.tasks, t)
 	}
 	t.forkedAt = s.now
 	t.numaNext = s.now + s.k.Get(knob.NUMAScanDelayMS)*Millisecond

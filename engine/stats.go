@@ -135,6 +135,9 @@ func (s *Sim) Search() SearchStats {
 		if (Stage(i) == StageRTPrev || Stage(i) == StageRTLowest) && s.rt == nil {
 			continue // stages of the RT class, in runs with RT tasks
 		}
+		if (Stage(i) == StageDLPrev || Stage(i) == StageDLLater) && s.dl == nil {
+			continue // stages of the deadline class, in runs with deadline tasks
+		}
 		out.StageCalls[Stage(i).String()] = n
 	}
 	if st.sisCalls > 0 {
@@ -279,8 +282,10 @@ type WorkloadResult struct {
 	// Threads are the records of its tasks that measure their own cycles
 	// (Ctx.RecordCycle: cyclictest), in task order; nil when none do.
 	Threads []CycleStats
-	// RTTasks counts its SCHED_FIFO/SCHED_RR tasks.
+	// RTTasks counts its SCHED_FIFO/SCHED_RR tasks, DLTasks its
+	// SCHED_DEADLINE ones.
 	RTTasks int
+	DLTasks int
 }
 
 // Workloads returns each workload's measurements so far.
@@ -293,6 +298,9 @@ func (s *Sim) Workloads() []WorkloadResult {
 			MeasuresWakeups: w.measuresWake, MeasuresRequests: w.measuresReq,
 		}
 		for _, id := range w.tasks {
+			if s.tasks[id].dl() {
+				out[i].DLTasks++
+			}
 			if s.tasks[id].rtPolicy() {
 				out[i].RTTasks++
 			}

@@ -139,6 +139,18 @@ type Ctx struct {
 // Now is the current simulated time in nanoseconds.
 func (c *Ctx) Now() int64 { return c.sim.now }
 
+// EndJob marks the end of one activation of a periodic task (rt-app's
+// timer event, a cyclictest cycle), whether it sleeps next or, late,
+// starts the next at once. A deadline task's job statistics (DLStats)
+// count activations by it; for a task whose program never calls it, each
+// time the task blocks ends a job.
+func (c *Ctx) EndJob() {
+	if c.task.dl() {
+		c.task.dlse.explicitJobs = true
+		c.sim.dlEndJob(c.task)
+	}
+}
+
 // Self is the calling task's id.
 func (c *Ctx) Self() TaskID { return c.task.ID }
 
@@ -295,6 +307,9 @@ type Task struct {
 	rtPrio int
 	rrLeft int
 	inRT   bool // in rt.go's class (rt)
+	// dlse is a SCHED_DEADLINE task's sched_dl_entity (dl.go), nil for
+	// the other policies.
+	dlse *dlEntity
 	// rtParent: forked by an RT task (which it inherits its policy
 	// from), not by a workload's SCHED_OTHER launcher.
 	rtParent bool

@@ -195,13 +195,15 @@ const (
 	StageDelayed                 // 6.12: a delayed task requeued on prev by ttwu_runnable, no select_task_rq
 	StageRTPrev                  // select_task_rq_rt kept the RT task on its CPU
 	StageRTLowest                // select_task_rq_rt moved it to find_lowest_rq's CPU
+	StageDLPrev                  // select_task_rq_dl kept the deadline task on its CPU
+	StageDLLater                 // select_task_rq_dl moved it to find_later_rq's CPU
 	numStages
 )
 
 var stageNames = [numStages]string{
 	"target", "prev", "recent_used_cpu", "select_idle_core", "select_idle_cpu",
 	"select_idle_smt", "busy_target", "no_llc", "fallback", "pinned", "delayed_requeue",
-	"rt_prev", "rt_find_lowest_rq",
+	"rt_prev", "rt_find_lowest_rq", "dl_prev", "dl_find_later_rq",
 }
 
 func (s Stage) String() string { return stageNames[s] }

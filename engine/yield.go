@@ -39,6 +39,13 @@ func (s *Sim) yieldCurr(c *cpu, t *Task) {
 		s.schedule(c)
 		return
 	}
+	if t.dl() {
+		s.settle(c)
+		s.updateCurr(c)
+		s.yieldDL(c, t)
+		s.schedule(c)
+		return
+	}
 	if s.fair.yieldTask == nil {
 		panic(fmt.Sprintf("engine: task %q yields, but %v", t.Name, s.YieldModelled()))
 	}

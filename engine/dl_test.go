@@ -1,0 +1,293 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"schedplay/engine/cpumask"
+)
+
+func spawnDL(t *testing.T, s *Sim, w WorkloadID, name string, parent int, allowed cpumask.Mask, dl DLParams, p Program) *Task {
+	t.Helper()
+	id, err := s.Spawn(w, TaskSpec{Name: name, Allowed: allowed, ParentCPU: parent, Program: p, MeasureWakeups: true, Policy: PolicyDeadline, DL: dl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.tasks[id]
+}
+
+// everyPeriod runs for run at the start of every period (an absolute
+// timer, as rt-app's "timer" event and cyclictest keep it: a job that
+// ends late starts the next one at once), forever.
+func everyPeriod(run, period int64) Program {
+	next := int64(-1)
+	step := 0
+	return ProgramFunc(func(c *Ctx) Action {
+		step++
+		if step%2 == 1 {
+			if next < 0 {
+				next = c.Now()
+			}
+			next += period
+			return Run(run)
+		}
+		c.EndJob()
+		if d := next - c.Now(); d > 0 {
+			return Sleep(d)
+		}
+		step++ // late: the next job starts now
+		next += period
+		return Run(run)
+	})
+}
+
+func dlParams(runtime, deadline, period int64, reclaim bool) DLParams {
+	return DLParams{Runtime: runtime, Deadline: deadline, Period: period, Reclaim: reclaim}
+}
+
+// Admitted deadline tasks meet every deadline beside fair hogs that keep
+// every CPU busy: EDF runs them first and the fair hogs get the rest.
+func TestDLAdmittedMeetDeadlines(t *testing.T) {
+	for _, era := range []string{"5.2", "6.1", "6.6"} {
+		s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", era, "IDLE_STATES", "false")
+		s.debug = true
+		w := s.AddWorkload("mix", "mix")
+		for cpu := 0; cpu < 2; cpu++ {
+			spawnOn(t, s, w, "hog", cpu, 0, hog())
+		}
+		// 3 tasks of 30%, 25% and 20%: 0.75 of the 1.9 CPUs allowed.
+		a := spawnDL(t, s, w, "a", 0, cpumask.Mask{}, dlParams(3*Millisecond, 0, 10*Millisecond, false), everyPeriod(2*Millisecond, 10*Millisecond))
+		b := spawnDL(t, s, w, "b", 0, cpumask.Mask{}, dlParams(5*Millisecond, 20*Millisecond, 20*Millisecond, false), everyPeriod(4*Millisecond, 20*Millisecond))
+		c := spawnDL(t, s, w, "c", 1, cpumask.Mask{}, dlParams(2*Millisecond, 7*Millisecond, 10*Millisecond, false), everyPeriod(Millisecond, 10*Millisecond))
+		s.RunUntil(Second)
+		st := s.DL()
+		if len(st.Tasks) != 3 {
+			t.Fatalf("era %s: %d deadline tasks in DL(), want 3", era, len(st.Tasks))
+		}
+		for i, task := range []*Task{a, b, c} {
+			ts := st.Tasks[i]
+			if ts.Jobs < 45 || ts.Misses != 0 || ts.Throttles != 0 {
+				t.Errorf("era %s: %s: %d jobs, %d misses, %d throttles; want every job on time", era, task.Name, ts.Jobs, ts.Misses, ts.Throttles)
+			}
+		}
+		if got := st.Tasks[1].Share; got < 0.19 || got > 0.21 {
+			t.Errorf("era %s: b ran %.3f of a CPU, want its 4 ms per 20 ms (0.20)", era, got)
+		}
+		if st.TotalBW < 0.749 || st.TotalBW > 0.751 || st.LimitBW < 1.899 || st.LimitBW > 1.901 {
+			t.Errorf("era %s: total_bw %.3f, limit %.3f CPUs; want 0.75 of 1.9", era, st.TotalBW, st.LimitBW)
+		}
+	}
+}
+
+// Admission control refuses a task that would take the reserved
+// bandwidth past sched_rt_runtime_us/sched_rt_period_us of every CPU, and
+// leaves the admitted ones as they were.
+func TestDLAdmissionRefusesOverSubscription(t *testing.T) {
+	s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "6.6", "IDLE_STATES", "false")
+	w := s.AddWorkload("dl", "dl")
+	half := dlParams(5*Millisecond, 0, 10*Millisecond, false)
+	for i := 0; i < 3; i++ {
+		spawnDL(t, s, w, "half", 0, cpumask.Mask{}, half, hog())
+	}
+	_, err := s.Spawn(w, TaskSpec{Name: "fourth", Program: hog(), Policy: PolicyDeadline, DL: half})
+	if err == nil || !strings.Contains(err.Error(), "admission refused") || !strings.Contains(err.Error(), "fourth") {
+		t.Fatalf("a fourth 50%% task on 2 CPUs (limit 1.9): err %v, want an admission refusal naming the task", err)
+	}
+	if got := s.DL().TotalBW; got < 1.499 || got > 1.501 {
+		t.Errorf("after the refusal total_bw is %.3f CPUs, want the 1.5 admitted", got)
+	}
+	// A small one still fits.
+	spawnDL(t, s, w, "small", 0, cpumask.Mask{}, dlParams(Millisecond, 0, 10*Millisecond, false), hog())
+	// sched_rt_runtime_us = -1 lifts the limit.
+	s2 := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "6.6", "IDLE_STATES", "false", "sched_rt_runtime_us", "-1")
+	w2 := s2.AddWorkload("dl", "dl")
+	for i := 0; i < 4; i++ {
+		spawnDL(t, s2, w2, "half", 0, cpumask.Mask{}, half, hog())
+	}
+	for _, bad := range []DLParams{
+		{Runtime: 5 * Millisecond, Period: 4 * Millisecond},
+		{Runtime: 500, Period: Millisecond},
+		{Runtime: Millisecond},
+		{Runtime: Millisecond, Deadline: 2 * Millisecond, Period: Millisecond},
+		{Runtime: 10 * Microsecond, Period: 50 * Microsecond}, // below sched_deadline_period_min_us
+	} {
+		if _, err := s2.Spawn(w2, TaskSpec{Name: "bad", Program: hog(), Policy: PolicyDeadline, DL: bad}); err == nil {
+			t.Errorf("parameters %+v accepted, want __checkparam_dl's refusal", bad)
+		}
+	}
+	o1 := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "2.6-o1")
+	if _, err := o1.Spawn(o1.AddWorkload("dl", "dl"), TaskSpec{Name: "x", Program: hog(), Policy: PolicyDeadline, DL: half}); err == nil || !strings.Contains(err.Error(), "deadline") {
+		t.Errorf("era 2.6-o1 accepted a deadline task: %v", err)
+	}
+}
+
+// The CBS isolates: a deadline task that would run all the time gets its
+// reservation and no more (throttled at each period's runtime), and the
+// fair hog on its CPU gets the rest.
+func TestDLThrottlesOverrun(t *testing.T) {
+	for _, era := range []string{"5.2", "6.6"} {
+		s := newSim(t, smallSpec(1, 1, 1, 1, "interleaved"), 1, "era", era, "IDLE_STATES", "false")
+		s.debug = true
+		w := s.AddWorkload("mix", "mix")
+		fair := spawnOn(t, s, w, "hog", 0, 0, hog())
+		spawnDL(t, s, w, "greedy", 0, cpumask.Mask{}, dlParams(10*Millisecond, 0, 100*Millisecond, false), hog())
+		s.RunUntil(2 * Second)
+		st := s.DL().Tasks[0]
+		// Enforced at the tick (HRTICK off): up to a tick of overrun per
+		// period, paid back from the next one.
+		if st.Share < 0.095 || st.Share > 0.105 || st.Throttles < 19 {
+			t.Errorf("era %s: greedy got %.3f of the CPU with %d throttles, want its 0.10", era, st.Share, st.Throttles)
+		}
+		if got := float64(fair.sumExec) / float64(s.now); got < 0.89 {
+			t.Errorf("era %s: the fair hog got %.3f of the CPU, want the other 0.90", era, got)
+		}
+	}
+}
+
+// EDF: of two deadline tasks queued on one CPU, the one with the earlier
+// absolute deadline runs first, and a woken task with an earlier deadline
+// preempts a running one with a later deadline.
+func TestDLEarliestDeadlineFirst(t *testing.T) {
+	s := newSim(t, smallSpec(1, 1, 1, 1, "interleaved"), 1, "era", "6.6", "IDLE_STATES", "false")
+	s.debug = true
+	w := s.AddWorkload("dl", "dl")
+	long := spawnDL(t, s, w, "long", 0, cpumask.Mask{}, dlParams(40*Millisecond, 100*Millisecond, 100*Millisecond, false), everyPeriod(30*Millisecond, 100*Millisecond))
+	short := spawnDL(t, s, w, "short", 0, cpumask.Mask{}, dlParams(2*Millisecond, 5*Millisecond, 50*Millisecond, false), everyPeriod(Millisecond, 50*Millisecond))
+	s.RunUntil(Second)
+	st := s.DL()
+	if st.Tasks[1].Misses != 0 || st.Tasks[0].Misses != 0 {
+		t.Errorf("misses: long %d, short %d; want none (EDF keeps both)", st.Tasks[0].Misses, st.Tasks[1].Misses)
+	}
+	// short wakes every 50 ms inside long's 30 ms job (deadline 100 ms
+	// out, short's 5 ms): it must preempt, so its wakeup latency stays
+	// far below long's job.
+	if p99 := s.workloads[w].wakeLat.Summarize().P99; p99 > 100 {
+		t.Errorf("wakeup p99 %d µs: short waited behind long, want preemption at once", p99)
+	}
+	if long.sumExec < 280*Millisecond || short.sumExec < 19*Millisecond {
+		t.Errorf("long ran %d ms, short %d ms; want 300 and 20", long.sumExec/Millisecond, short.sumExec/Millisecond)
+	}
+}
+
+// select_task_rq_dl: a deadline task waking on a CPU whose deadline curr
+// it cannot preempt goes where find_later_rq says: a CPU without deadline
+// tasks (cpudl's free_cpus), its own CPU first when free.
+func TestDLFindLaterRQ(t *testing.T) {
+	for _, era := range []string{"5.2", "6.6"} {
+		s := newSim(t, smallSpec(1, 4, 1, 4, "interleaved"), 1, "era", era, "IDLE_STATES", "false")
+		w := s.AddWorkload("dl", "dl")
+		// An early-deadline hog pinned on CPU 0 and one on CPU 1.
+		spawnDL(t, s, w, "early0", 0, cpumaskOf(s, 0), dlParams(9*Millisecond, 10*Millisecond, 10*Millisecond, false), hog())
+		spawnDL(t, s, w, "early1", 1, cpumaskOf(s, 1), dlParams(9*Millisecond, 10*Millisecond, 10*Millisecond, false), hog())
+		spawnOn(t, s, w, "fair3", 3, 0, hog())
+		p := spawnDL(t, s, w, "p", 0, cpumask.Mask{}, dlParams(Millisecond, 100*Millisecond, 100*Millisecond, false), ProgramFunc(func(*Ctx) Action { return Block() }))
+		s.RunUntil(5 * Millisecond)
+		if p.state != TaskBlocked {
+			t.Fatalf("era %s: p is %v, want blocked", era, p.state)
+		}
+		p.cpu = 0
+		if got := s.findLaterRQ(p, 0); got != 2 && got != 3 {
+			t.Errorf("era %s: find_later_rq from CPU 0 = %d, want a CPU without deadline tasks (2 or 3)", era, got)
+		}
+		p.cpu = 3
+		if got := s.findLaterRQ(p, 0); got != 3 {
+			t.Errorf("era %s: find_later_rq with prev 3 (free) = %d, want 3", era, got)
+		}
+		// With every CPU running a deadline task, the latest earliest
+		// deadline is the one p can preempt.
+		spawnDL(t, s, w, "late2", 2, cpumaskOf(s, 2), dlParams(400*Millisecond, 500*Millisecond, 500*Millisecond, false), hog())
+		spawnDL(t, s, w, "mid3", 3, cpumaskOf(s, 3), dlParams(40*Millisecond, 50*Millisecond, 50*Millisecond, false), hog())
+		s.RunUntil(10 * Millisecond)
+		p.dlse.deadline = s.now + 100*Millisecond
+		if got := s.findLaterRQ(p, 0); got != 2 {
+			t.Errorf("era %s: find_later_rq with every CPU busy = %d, want 2 (latest deadline)", era, got)
+		}
+	}
+}
+
+// A deadline task woken on a CPU whose deadline curr has an earlier
+// deadline is pushed to a free CPU at once (task_woken_dl's push), and a
+// CPU whose deadline task blocks pulls a waiting one (pull_dl_task).
+func TestDLPushPull(t *testing.T) {
+	for _, era := range []string{"5.2", "6.6"} {
+		s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", era, "IDLE_STATES", "false")
+		s.debug = true
+		w := s.AddWorkload("dl", "dl")
+		// Two tasks that run 4 ms every 10 ms (deadline 5 ms), and a
+		// fair hog on each CPU.
+		for cpu := 0; cpu < 2; cpu++ {
+			spawnOn(t, s, w, "hog", cpu, 0, hog())
+		}
+		for i := 0; i < 3; i++ {
+			spawnDL(t, s, w, "dl", 0, cpumask.Mask{}, dlParams(4*Millisecond, 5*Millisecond, 10*Millisecond, false), everyPeriod(3*Millisecond, 10*Millisecond))
+		}
+		s.RunUntil(Second)
+		st := s.DL()
+		if st.Pushes+st.Pulls == 0 {
+			t.Errorf("era %s: no pushes or pulls among 3 deadline tasks on 2 CPUs", era)
+		}
+		var misses int64
+		for _, ts := range st.Tasks {
+			misses += ts.Misses
+		}
+		// 3 × 3 ms per 10 ms with 5 ms deadlines on 2 CPUs: the first
+		// jobs all wake at once and the third, pulled when one ends at
+		// 3 ms, misses its 5 ms; that shifts its period, and from then
+		// on the pull keeps every job on time.
+		if misses > 3 || st.Pulls < 90 {
+			t.Errorf("era %s: %d of ~300 jobs missed, %d pulls; want the first only, and a pull a period", era, misses, st.Pulls)
+		}
+	}
+}
+
+// GRUB: a reclaiming task whose jobs need 15 ms in a 12 ms / 100 ms
+// reservation runs them out on an otherwise idle machine (its runtime
+// runs down at about u/Umax = 0.126 of the time it runs), where the same
+// task without SCHED_FLAG_RECLAIM is held to 12% and misses its deadlines
+// (rt-app's deadline_reclaim-1 and deadline_no_reclaim-1 examples).
+func TestDLGrubReclaims(t *testing.T) {
+	for _, era := range []string{"5.2", "6.1", "6.6"} {
+		run := func(reclaim bool) DLTaskStats {
+			s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", era, "IDLE_STATES", "false")
+			s.debug = true
+			w := s.AddWorkload("dl", "dl")
+			spawnDL(t, s, w, "thread0", 0, cpumask.Mask{}, dlParams(12*Millisecond, 0, 100*Millisecond, reclaim), everyPeriod(15*Millisecond, 100*Millisecond))
+			s.RunUntil(2 * Second)
+			return s.DL().Tasks[0]
+		}
+		with, without := run(true), run(false)
+		if with.Share < 0.148 || with.Share > 0.152 || with.Misses != 0 || with.Throttles != 0 {
+			t.Errorf("era %s: reclaiming: share %.3f, %d misses, %d throttles; want 0.15 and none", era, with.Share, with.Misses, with.Throttles)
+		}
+		if without.Share < 0.115 || without.Share > 0.125 || without.Misses < 15 {
+			t.Errorf("era %s: not reclaiming: share %.3f, %d misses; want 0.12 and most jobs late", era, without.Share, without.Misses)
+		}
+	}
+}
+
+// The inactive timer: a task that blocks keeps its bandwidth in
+// running_bw until its 0-lag time, then loses it.
+func TestDLInactiveTimer(t *testing.T) {
+	s := newSim(t, smallSpec(1, 1, 1, 1, "interleaved"), 1, "era", "6.6", "IDLE_STATES", "false")
+	s.debug = true
+	w := s.AddWorkload("dl", "dl")
+	p := spawnDL(t, s, w, "p", 0, cpumask.Mask{}, dlParams(10*Millisecond, 0, 100*Millisecond, false), everyPeriod(2*Millisecond, 100*Millisecond))
+	bw := p.dlse.bw
+	s.RunUntil(3 * Millisecond) // ran 2 ms of 10 (runtime 8 ms left of deadline 100)
+	if got := s.cpus[0].dl.runningBW; got != bw || !p.dlse.nonContending {
+		t.Fatalf("just after blocking running_bw = %d (non contending %v), want %d", got, p.dlse.nonContending, bw)
+	}
+	// 0-lag: deadline - runtime·period/dl_runtime = 100 - 80 ms.
+	zl := p.dlse.deadline - p.dlse.runtime*p.dlse.dlPeriod/p.dlse.dlRuntime
+	s.RunUntil(zl - 1)
+	if s.cpus[0].dl.runningBW != bw || zl < 20*Millisecond || zl > 20*Millisecond+100*Microsecond {
+		t.Errorf("before the 0-lag time (%d ns, want 20 ms) running_bw dropped", zl)
+	}
+	s.RunUntil(zl + 1)
+	if got := s.cpus[0].dl.runningBW; got != 0 || p.dlse.nonContending {
+		t.Errorf("after the 0-lag time running_bw = %d, want 0", got)
+	}
+	if s.cpus[0].dl.thisBW != bw {
+		t.Errorf("this_bw %d, want the task's %d (it still belongs to the runqueue)", s.cpus[0].dl.thisBW, bw)
+	}
+}
