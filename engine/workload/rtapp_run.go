@@ -170,6 +170,7 @@ func (t *rtThread) do(ctx *engine.Ctx, op *rtOp) (engine.Action, bool) {
 			tm.init, tm.next = true, t.tFirst
 		}
 		tm.next += op.ns
+		ctx.EndJob() // a period's work is done (a deadline task's job)
 		now := ctx.Now()
 		if now < tm.next {
 			return engine.Sleep(tm.next - now), true
