@@ -169,6 +169,15 @@ type coreRules struct {
 	// dlPeriodLimits: __checkparam_dl bounds the period by
 	// sched_deadline_period_min_us/max_us (v5.10; not in v5.2).
 	dlPeriodLimits bool
+	// fairServer: each CPU's fair class runs under a deferred deadline
+	// server (v6.12, "sched/fair: Fair server interface" and "sched/
+	// deadline: Deferrable dl server"; dlserver.go), built with the
+	// deadline class, which the first RT task builds too.
+	fairServer bool
+	// rtNoBandwidth: update_curr_rt does not throttle (v6.12 keeps RT
+	// throttling only under CONFIG_RT_GROUP_SCHED, which Debian's
+	// build does not set): the fair server replaces it.
+	rtNoBandwidth bool
 }
 
 // fairRules are what differs between the fair classes' eras inside the
@@ -305,8 +314,7 @@ var eraDefs = map[knob.Era]eraDef{
 	// (fair.c 9678 of 6.12.117; docs/era612-research.md §5.3).
 	knob.Era612: {func(s *Sim) schedClass { return eevdfV612{s} },
 		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true, rtDistribute: true,
-			noRT: "6.12 gives the fair class its share under RT load with a deadline server (fair_server, 50 ms per 1 s), which needs the deadline class",
-			noDL: "6.12 runs the fair class under a deadline server (fair_server, 50 ms per 1 s), which is not modelled yet", dlGrubMax: true, dlPeriodLimits: true},
+			dlGrubMax: true, dlPeriodLimits: true, fairServer: true, rtNoBandwidth: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,

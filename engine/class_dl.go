@@ -17,7 +17,9 @@ func (k dlStack) enqueueTaskNew(c *cpu, t *Task) {
 		k.s.dlEnqueueNew(c, t)
 		return
 	}
+	before := c.nr
 	k.next.enqueueTaskNew(c, t)
+	k.fairEnqueued(c, t, before)
 }
 
 func (k dlStack) enqueueTaskWakeup(c *cpu, t *Task) {
@@ -25,12 +27,28 @@ func (k dlStack) enqueueTaskWakeup(c *cpu, t *Task) {
 		k.s.dlEnqueueWakeup(c, t)
 		return
 	}
+	before := c.nr
 	k.next.enqueueTaskWakeup(c, t)
+	k.fairEnqueued(c, t, before)
+}
+
+// fairEnqueued is enqueue_task_fair's start of the fair server (era
+// 6.12) when c's fair class had no queued task before t (before is
+// cfs.h_nr_queued then): the idle time so far counts for the server
+// first when nothing at all ran on c.
+func (k dlStack) fairEnqueued(c *cpu, t *Task, before int) {
+	if c.fairServer == nil || t.rt() || before != 0 || c.nr == 0 {
+		return
+	}
+	if c.nrRunning() == 1 && c.curr == nil {
+		k.s.dlServerIdleTime(c)
+	}
+	k.s.dlServerStart(c)
 }
 
 func (k dlStack) detachTask(c *cpu, t *Task, payer *cpu) {
 	if t.dl() {
-		k.s.dlRemove(c, t)
+		k.s.dlRemove(c, t.dlse)
 		return
 	}
 	k.next.detachTask(c, t, payer)
@@ -39,10 +57,12 @@ func (k dlStack) detachTask(c *cpu, t *Task, payer *cpu) {
 func (k dlStack) attachTask(c *cpu, t *Task, payer *cpu) {
 	if t.dl() {
 		k.s.dlAttach(c, t, true)
-		k.s.dlInsert(c, t)
+		k.s.dlInsert(c, t.dlse)
 		return
 	}
+	before := c.nr
 	k.next.attachTask(c, t, payer)
+	k.fairEnqueued(c, t, before)
 }
 
 // pushCurr moves the task c just stopped running to dst: for a deadline
@@ -103,6 +123,11 @@ func (k dlStack) taskTick(c *cpu) bool {
 		// A deadline task is queued behind a lower class's curr (it was
 		// replenished while that curr ran): resched_curr.
 		return true
+	}
+	if fs := c.fairServer; fs != nil && fs.onRQ && c.dl.tree[0] == fs && !c.curr.rt() {
+		// The fair task runs on behalf of its server: task_tick_fair
+		// alone (an RT task queued behind it waits for the server).
+		return k.s.dl.fair.taskTick(c)
 	}
 	return k.next.taskTick(c)
 }

@@ -25,6 +25,10 @@ type cpu struct {
 	// task is off it).
 	dl   *dlRQ
 	dlNr int
+	// fairServer is the CPU's fair server (rq->fair_server, era 6.12;
+	// dlserver.go), nil without one.
+	fairServer *dlEntity
+	fsIdleMark int64 // the idle time charged to it so far (the idle task's exec_start)
 	// distPrev is the CPU's distribute_cpu_mask_prev
 	// (cpumask_any_and_distribute, lib/cpumask.c), which find_lowest_rq
 	// and find_later_rq share.
@@ -606,6 +610,9 @@ func (s *Sim) schedule(c *cpu) {
 	s.srqRemove(next, c)
 	if prev == nil {
 		s.leaveIdle(c)
+		if c.fairServer != nil {
+			s.dlServerIdleTime(c) // put_prev_task_idle
+		}
 	}
 	s.setCurr(c, next)
 	if next != prev {

@@ -68,8 +68,15 @@ func toRatio(period, runtime int64) int64 {
 // dl reports whether t is in the deadline class.
 func (t *Task) dl() bool { return t.dlse != nil }
 
-// dlEntity is a task's struct sched_dl_entity.
+// dlEntity is a struct sched_dl_entity: a deadline task's, or a CPU's
+// fair server (era 6.12, dlserver.go).
 type dlEntity struct {
+	task *Task // nil: the fair server of CPU cpu
+	cpu  int
+	// The fair server's states (dl_server, dl_defer, dl_defer_armed,
+	// dl_defer_running, dl_server_active).
+	server, deferred, deferArmed, deferRunning, active bool
+	setUp                                              bool // dl_server_start has set its first period
 	// dl_runtime, dl_deadline, dl_period, and dl_bw, dl_density.
 	dlRuntime, dlDeadline, dlPeriod int64
 	bw, density                     int64
@@ -96,11 +103,12 @@ type dlEntity struct {
 	jobs, misses, throttles int64
 }
 
-// dlRQ is struct dl_rq: the tasks by deadline (curr included while it
-// runs, as in the kernel's rb-tree; equal deadlines in enqueue order), and
-// the GRUB bandwidths.
+// dlRQ is struct dl_rq: the entities by deadline (curr included while it
+// runs, as in the kernel's rb-tree; equal deadlines in enqueue order;
+// len(tree) is dl_nr_running, the fair server included), and the GRUB
+// bandwidths.
 type dlRQ struct {
-	tree []*Task
+	tree []*dlEntity
 	// runningBW is running_bw (the active contending and active non
 	// contending tasks), thisBW this_bw (every deadline task of this
 	// runqueue), extraBW extra_bw (the bandwidth no admitted task
@@ -113,7 +121,7 @@ func (r *dlRQ) earliest() int64 {
 	if len(r.tree) == 0 {
 		return 0
 	}
-	return r.tree[0].dlse.deadline
+	return r.tree[0].deadline
 }
 
 // dlState is the Sim's deadline class state, built at the first deadline
@@ -126,9 +134,11 @@ type dlState struct {
 	totalBW, limitBW, maxBW, bwRatio int64
 	grubMax                          bool // v6.5's grub_reclaim
 	chargesRT                        bool // update_curr_dl adds to rt_rq->rt_time
-	mask                             cpumask.Mask
-	seq                              uint64
-	pushes, pulls, throttles         int64
+	// fair is the era's fair class, which the fair servers pick from.
+	fair                     schedClass
+	mask                     cpumask.Mask
+	seq                      uint64
+	pushes, pulls, throttles int64
 }
 
 // dlTimerSlot is the event-queue slot of the deadline class's timers
@@ -164,8 +174,15 @@ func (s *Sim) enableDL() error {
 	for _, c := range s.cpus {
 		c.dl = &dlRQ{extraBW: d.maxBW}
 	}
+	d.fair = s.class
+	if k, ok := s.class.(rtStack); ok {
+		d.fair = k.fair
+	}
 	s.dl = d
 	s.class = dlStack{s.class, s}
+	if s.rules.fairServer {
+		s.initFairServers()
+	}
 	return nil
 }
 
@@ -220,41 +237,46 @@ func (s *Sim) dlSub(e *dlEntity) {
 	}
 }
 
-// dlInsert puts t in c's tree by deadline (__enqueue_dl_entity), after
-// the tasks of equal deadline.
-func (s *Sim) dlInsert(c *cpu, t *Task) {
+// dlInsert puts e in c's tree by deadline (__enqueue_dl_entity), after
+// the entities of equal deadline; a task's adds to nr_running
+// (inc_dl_tasks), the fair server's does not.
+func (s *Sim) dlInsert(c *cpu, e *dlEntity) {
 	s.writeLine(s.actor, c, s.now)
 	r := c.dl
 	i := len(r.tree)
-	for i > 0 && t.dlse.deadline < r.tree[i-1].dlse.deadline {
+	for i > 0 && e.deadline < r.tree[i-1].deadline {
 		i--
 	}
 	r.tree = append(r.tree, nil)
 	copy(r.tree[i+1:], r.tree[i:])
-	r.tree[i] = t
-	t.dlse.onRQ = true
-	c.dlNr = len(r.tree)
-	t.cpu = c.id
+	r.tree[i] = e
+	e.onRQ = true
+	if e.task != nil {
+		c.dlNr++
+		e.task.cpu = c.id
+	}
 	s.updateConservation(c)
 }
 
-// dlRemove takes t out of c's tree (__dequeue_dl_entity).
-func (s *Sim) dlRemove(c *cpu, t *Task) {
-	if !t.dlse.onRQ {
+// dlRemove takes e out of c's tree (__dequeue_dl_entity).
+func (s *Sim) dlRemove(c *cpu, e *dlEntity) {
+	if !e.onRQ {
 		return
 	}
 	s.writeLine(s.actor, c, s.now)
 	r := c.dl
 	for i, x := range r.tree {
-		if x == t {
+		if x == e {
 			copy(r.tree[i:], r.tree[i+1:])
 			r.tree[len(r.tree)-1] = nil
 			r.tree = r.tree[:len(r.tree)-1]
 			break
 		}
 	}
-	t.dlse.onRQ = false
-	c.dlNr = len(r.tree)
+	e.onRQ = false
+	if e.task != nil {
+		c.dlNr--
+	}
 	s.updateConservation(c)
 }
 
@@ -289,7 +311,7 @@ func (s *Sim) dlEnqueueNew(c *cpu, t *Task) {
 	e.runtime = e.dlRuntime
 	e.jobDeadline = e.deadline
 	t.state = TaskRunnable
-	s.dlInsert(c, t)
+	s.dlInsert(c, t.dlse)
 }
 
 // dlEnqueueWakeup is enqueue_dl_entity with ENQUEUE_WAKEUP for woken t on
@@ -312,13 +334,13 @@ func (s *Sim) dlEnqueueWakeup(c *cpu, t *Task) {
 	if !e.throttled && e.dlDeadline != e.dlPeriod {
 		s.dlCheckConstrained(c, t)
 	}
-	s.dlContending(c, t)
+	s.dlContending(c, e)
 	if e.throttled {
 		return // the replenishment timer enqueues it
 	}
-	s.updateDLEntity(t)
+	s.updateDLEntity(e)
 	e.jobDeadline = e.deadline
-	s.dlInsert(c, t)
+	s.dlInsert(c, t.dlse)
 }
 
 // dlCheckConstrained is dl_check_constrained_dl: a constrained-deadline
@@ -327,7 +349,7 @@ func (s *Sim) dlEnqueueWakeup(c *cpu, t *Task) {
 func (s *Sim) dlCheckConstrained(c *cpu, t *Task) {
 	e := t.dlse
 	if e.deadline < s.now && s.now < s.dlNextPeriod(e) {
-		if !s.startDLTimer(t) {
+		if !s.startDLTimer(t.dlse) {
 			return
 		}
 		e.throttled = true
@@ -337,9 +359,8 @@ func (s *Sim) dlCheckConstrained(c *cpu, t *Task) {
 	}
 }
 
-// dlContending is task_contending: t is active again.
-func (s *Sim) dlContending(c *cpu, t *Task) {
-	e := t.dlse
+// dlContending is task_contending: e is active again.
+func (s *Sim) dlContending(c *cpu, e *dlEntity) {
 	if e.nonContending {
 		e.nonContending = false
 		s.dlDisarm(&e.inactiveAt)
@@ -348,11 +369,11 @@ func (s *Sim) dlContending(c *cpu, t *Task) {
 	c.dl.runningBW += e.bw
 }
 
-// dlNonContending is task_non_contending: t blocked (or exited); its
-// bandwidth stays in running_bw until its 0-lag time, when the inactive
-// timer takes it off, or leaves now when that time has passed.
-func (s *Sim) dlNonContending(c *cpu, t *Task) {
-	e := t.dlse
+// dlNonContending is task_non_contending: e's task blocked (or exited),
+// or the fair server stopped; its bandwidth stays in running_bw until its
+// 0-lag time, when the inactive timer takes it off, or leaves now when
+// that time has passed.
+func (s *Sim) dlNonContending(c *cpu, e *dlEntity) {
 	zerolag := e.deadline - e.runtime*e.dlPeriod/e.dlRuntime - s.now
 	if zerolag < 0 || e.inactiveAt >= 0 {
 		c.dl.runningBW -= e.bw
@@ -378,15 +399,29 @@ func dlEntityOverflow(e *dlEntity, now int64) bool {
 // deadline passed, or whose runtime left would overflow its bandwidth,
 // starts a new period (replenish_dl_new_period); a constrained-deadline
 // task before its deadline gets the revised rule's runtime instead.
-func (s *Sim) updateDLEntity(t *Task) {
-	e := t.dlse
+//
+// A deferred fair server (6.12) that keeps its deadline and is not
+// handling a starvation case waits, throttled, for its zero-laxity time.
+func (s *Sim) updateDLEntity(e *dlEntity) {
 	if e.deadline < s.now || dlEntityOverflow(e, s.now) {
-		if e.dlDeadline != e.dlPeriod && e.deadline >= s.now {
+		if (e.dlDeadline != e.dlPeriod || e.deferred && e.deferRunning) && e.deadline >= s.now {
 			e.runtime = e.density * (e.deadline - s.now) >> bwShift // update_dl_revised_wakeup
 			return
 		}
-		e.deadline = s.now + e.dlDeadline
-		e.runtime = e.dlRuntime
+		e.deferRunning = false
+		s.replenishDLNewPeriod(e)
+	} else if e.deferred && !e.deferRunning {
+		e.deferArmed, e.throttled = true, true
+	}
+}
+
+// replenishDLNewPeriod is replenish_dl_new_period: a new instance starts
+// now; a deferred fair server not handling starvation defers it.
+func (s *Sim) replenishDLNewPeriod(e *dlEntity) {
+	e.deadline = s.now + e.dlDeadline
+	e.runtime = e.dlRuntime
+	if e.deferred && !e.deferRunning {
+		e.deferArmed, e.throttled = true, true
 	}
 }
 
@@ -395,7 +430,14 @@ func (s *Sim) dlNextPeriod(e *dlEntity) int64 { return e.deadline - e.dlDeadline
 
 // replenishDLEntity is replenish_dl_entity: periods are added until the
 // runtime is positive; a deadline left in the past starts a new period.
+//
+// For a deferred fair server (6.12): the zero-laxity replenishment of one
+// that would overflow starts a new period, and it is not deferred again.
 func (s *Sim) replenishDLEntity(e *dlEntity) {
+	if e.deferArmed && dlEntityOverflow(e, s.now) {
+		e.deadline = s.now + e.dlDeadline
+		e.runtime = e.dlRuntime
+	}
 	if e.yielded && e.runtime > 0 {
 		e.runtime = 0
 	}
@@ -404,19 +446,46 @@ func (s *Sim) replenishDLEntity(e *dlEntity) {
 		e.runtime += e.dlRuntime
 	}
 	if e.deadline < s.now {
-		e.deadline = s.now + e.dlDeadline
-		e.runtime = e.dlRuntime
+		s.replenishDLNewPeriod(e)
 	}
 	e.yielded = false
 	e.throttled = false
+	if e.deferArmed {
+		e.deferArmed = false
+		return
+	}
+	if e.deferred && !e.deferRunning && s.now < e.deadline-e.runtime {
+		e.deferArmed, e.throttled = true, true
+		if !s.startDLTimer(e) {
+			s.dlDisarm(&e.replenishAt)
+			e.deferArmed, e.throttled = false, false
+		}
+	}
+}
+
+// dlEnqueueReplenish is enqueue_dl_entity with ENQUEUE_REPLENISH: a new
+// runtime, and back on the tree unless a deferred server still waits.
+func (s *Sim) dlEnqueueReplenish(c *cpu, e *dlEntity) {
+	s.replenishDLEntity(e)
+	if e.throttled && s.startDLTimer(e) {
+		return
+	}
+	if e.throttled {
+		s.dlDisarm(&e.replenishAt)
+		e.deferArmed, e.throttled = false, false
+	}
+	s.dlInsert(c, e)
 }
 
 // startDLTimer is start_dl_timer: the replenishment timer at the next
-// period; false when that instant is already (a microsecond or more)
+// period (a deferred fair server's at its zero-laxity time, deadline -
+// runtime); false when that instant is already (a microsecond or more)
 // past, and the caller replenishes at once.
-func (s *Sim) startDLTimer(t *Task) bool {
-	e := t.dlse
+func (s *Sim) startDLTimer(e *dlEntity) bool {
 	act := s.dlNextPeriod(e)
+	if e.deferArmed {
+		act = e.deadline - e.runtime
+	}
 	if (act-s.now)/Microsecond < 0 {
 		return false
 	}
@@ -471,12 +540,11 @@ func (s *Sim) updateCurrDL(c *cpu, t *Task, delta int64) {
 		e.throttled = true
 		e.throttles++
 		s.dl.throttles++
-		s.dlRemove(c, t)
-		if !s.startDLTimer(t) {
-			s.replenishDLEntity(e)
-			s.dlInsert(c, t)
+		s.dlRemove(c, t.dlse)
+		if !s.startDLTimer(e) {
+			s.dlEnqueueReplenish(c, e)
 		}
-		if !e.onRQ || c.dl.tree[0] != t {
+		if !e.onRQ || c.dl.tree[0] != e {
 			c.needResched = true
 			s.kick(c, s.now)
 		}
@@ -491,12 +559,12 @@ func (s *Sim) updateCurrDL(c *cpu, t *Task, delta int64) {
 // (blocked or exited; update_curr has run): its job ends.
 func (s *Sim) dlDequeueSleep(c *cpu, t *Task, state TaskState) {
 	e := t.dlse
-	s.dlRemove(c, t)
+	s.dlRemove(c, t.dlse)
 	if !e.explicitJobs {
 		s.dlEndJob(t)
 	}
 	e.exited = state == TaskExited
-	s.dlNonContending(c, t)
+	s.dlNonContending(c, e)
 }
 
 // dlEndJob ends t's current job: late when past the deadline it woke
@@ -526,24 +594,31 @@ func (s *Sim) dlDisarm(at *int64) {
 	}
 }
 
-// dlNextTimer is the earliest armed deadline timer: its task, and whether
-// it is the inactive timer (else the replenishment one).
-func (s *Sim) dlNextTimer() (t *Task, inactive bool, when int64) {
+// dlNextTimer is the earliest armed deadline timer: its entity, and
+// whether it is the inactive timer (else the replenishment one).
+func (s *Sim) dlNextTimer() (e *dlEntity, inactive bool, when int64) {
 	var seq uint64
 	when = -1
-	for _, x := range s.dl.tasks {
-		e := x.dlse
+	try := func(x *dlEntity) {
 		for _, tm := range [2]struct {
 			at       int64
 			seq      uint64
 			inactive bool
-		}{{e.replenishAt, e.replenishSeq, false}, {e.inactiveAt, e.inactiveSeq, true}} {
+		}{{x.replenishAt, x.replenishSeq, false}, {x.inactiveAt, x.inactiveSeq, true}} {
 			if tm.at >= 0 && (when < 0 || tm.at < when || tm.at == when && tm.seq < seq) {
-				t, inactive, when, seq = x, tm.inactive, tm.at, tm.seq
+				e, inactive, when, seq = x, tm.inactive, tm.at, tm.seq
 			}
 		}
 	}
-	return t, inactive, when
+	for _, t := range s.dl.tasks {
+		try(t.dlse)
+	}
+	for _, c := range s.cpus {
+		if c.fairServer != nil {
+			try(c.fairServer)
+		}
+	}
+	return e, inactive, when
 }
 
 // dlResetSlot schedules the class's event slot at the earliest timer.
@@ -557,28 +632,35 @@ func (s *Sim) dlResetSlot() {
 
 // onDLTimer fires the earliest deadline timer.
 func (s *Sim) onDLTimer() {
-	t, inactive, _ := s.dlNextTimer()
-	if t == nil {
+	e, inactive, _ := s.dlNextTimer()
+	if e == nil {
 		return
 	}
-	e := t.dlse
-	c := s.cpus[max(t.cpu, 0)]
+	cpu := e.cpu
+	if e.task != nil {
+		cpu = max(e.task.cpu, 0)
+	}
+	c := s.cpus[cpu]
 	s.actor = c.id
-	if inactive {
+	switch {
+	case inactive:
 		e.inactiveAt = -1
-		s.inactiveTaskTimer(c, t)
-	} else {
+		s.inactiveTaskTimer(e)
+	case e.server:
 		e.replenishAt = -1
-		s.dlTaskTimer(c, t)
+		s.dlServerTimer(c, e)
+	default:
+		e.replenishAt = -1
+		s.dlTaskTimer(c, e.task)
 	}
 	s.dlResetSlot()
 }
 
-// inactiveTaskTimer is inactive_task_timer: t's 0-lag time came while it
-// slept; its bandwidth leaves running_bw (and an exited task's leaves the
-// runqueue and the root domain).
-func (s *Sim) inactiveTaskTimer(c *cpu, t *Task) {
-	e := t.dlse
+// inactiveTaskTimer is inactive_task_timer: e's 0-lag time came while
+// its task slept (or its server was stopped); its bandwidth leaves
+// running_bw (and an exited task's leaves the runqueue and the root
+// domain).
+func (s *Sim) inactiveTaskTimer(e *dlEntity) {
 	r := s.cpus[e.rqCPU].dl
 	if e.exited {
 		if e.nonContending {
@@ -608,8 +690,7 @@ func (s *Sim) dlTaskTimer(c *cpu, t *Task) {
 		s.replenishDLEntity(e)
 		return
 	}
-	s.replenishDLEntity(e)
-	s.dlInsert(c, t)
+	s.dlEnqueueReplenish(c, e)
 	if c.curr != t {
 		s.wakeForPulledAt(c, t, nil, s.now) // resched_curr, or the idle CPU's interrupt
 	}
@@ -618,12 +699,21 @@ func (s *Sim) dlTaskTimer(c *cpu, t *Task) {
 	}
 }
 
-// dlPick is pick_task_dl: the earliest deadline.
+// dlPick is pick_task_dl: the earliest deadline; when that is the fair
+// server, what the fair class picks (fair_server_pick_task), and with
+// nothing to pick the server stops and the next entity is tried.
 func (s *Sim) dlPick(c *cpu) *Task {
-	if c.dlNr == 0 {
-		return nil
+	for len(c.dl.tree) > 0 {
+		e := c.dl.tree[0]
+		if e.task != nil {
+			return e.task
+		}
+		if t := s.dl.fair.pickNextTask(c); t != nil {
+			return t
+		}
+		s.dlServerStop(c, e)
 	}
-	return c.dl.tree[0]
+	return nil
 }
 
 // dlPreempt is wakeup_preempt's class order plus wakeup_preempt_dl: does
@@ -642,25 +732,27 @@ func (s *Sim) dlPreempt(c *cpu, p *Task) bool {
 	return p.dlse.deadline < curr.dlse.deadline
 }
 
-// dlPushable reports whether t may be pushed or pulled: queued, not
-// running on c, with another CPU allowed (the pushable tree).
-func dlPushable(c *cpu, t *Task) bool { return t != c.curr && t.nrAllowed > 1 }
+// dlPushable reports whether e may be pushed or pulled: a task's, queued,
+// not running on c, with another CPU allowed (the pushable tree).
+func dlPushable(c *cpu, e *dlEntity) bool {
+	return e.task != nil && e.task != c.curr && e.task.nrAllowed > 1
+}
 
 // dlEarliestPushable is pick_earliest_pushable_dl_task: the earliest
 // pushable task of c that may run on dst (-1: any).
 func (s *Sim) dlEarliestPushable(c *cpu, dst int) *Task {
-	for _, t := range c.dl.tree {
-		if dlPushable(c, t) && (dst < 0 || t.allowed.Test(dst)) {
-			return t
+	for _, e := range c.dl.tree {
+		if dlPushable(c, e) && (dst < 0 || e.task.allowed.Test(dst)) {
+			return e.task
 		}
 	}
 	return nil
 }
 
 // dlHasPushable is has_pushable_dl_tasks (and dl_rq->overloaded: more
-// than one task, one of them pushable).
+// than one entity, one of them pushable).
 func (s *Sim) dlHasPushable(c *cpu) bool {
-	return c.dlNr > 1 && s.dlEarliestPushable(c, -1) != nil
+	return len(c.dl.tree) > 1 && s.dlEarliestPushable(c, -1) != nil
 }
 
 // cpudlFind is cpudl_find for p: the allowed CPUs without a deadline task
@@ -672,7 +764,7 @@ func (s *Sim) cpudlFind(p *Task) bool {
 	free := false
 	best := -1
 	for _, c := range s.cpus {
-		if c.dlNr == 0 {
+		if len(c.dl.tree) == 0 {
 			if p.allowed.Test(c.id) {
 				m.Set(c.id)
 				free = true
@@ -729,7 +821,7 @@ func (s *Sim) selectTaskRqDL(p *Task, this int, cur *Task, sync bool) *Decision 
 		if target := s.findLaterRQ(p, this); target >= 0 {
 			tc := s.cpus[target]
 			s.scanCost += s.readLine(this, tc, s.now+s.scanCost) // earliest_dl.curr
-			if tc.dlNr == 0 || p.dlse.deadline < tc.dl.earliest() {
+			if len(tc.dl.tree) == 0 || p.dlse.deadline < tc.dl.earliest() {
 				cpu, stage = target, StageDLLater
 			}
 		}
@@ -744,9 +836,9 @@ func (s *Sim) selectTaskRqDL(p *Task, this int, cur *Task, sync bool) *Decision 
 // bandwidth (deactivate_task, set_task_cpu, activate_task) and
 // reschedules dst.
 func (s *Sim) dlMove(src, dst *cpu, t *Task) {
-	s.dlRemove(src, t)
+	s.dlRemove(src, t.dlse)
 	s.dlAttach(dst, t, true)
-	s.dlInsert(dst, t)
+	s.dlInsert(dst, t.dlse)
 	s.wakeForPulledAt(dst, t, src, s.now)
 }
 
@@ -767,7 +859,7 @@ func (s *Sim) pushDLTask(c *cpu) bool {
 		return false
 	}
 	dst := s.cpus[cpu]
-	if dst.dlNr > 0 && !(next.dlse.deadline < dst.dl.earliest()) {
+	if len(dst.dl.tree) > 0 && !(next.dlse.deadline < dst.dl.earliest()) {
 		return false
 	}
 	s.dl.pushes++
@@ -791,22 +883,22 @@ func (s *Sim) pullDLTask(c *cpu) {
 		if src == c || !s.dlHasPushable(src) {
 			continue
 		}
-		if c.dlNr > 0 {
+		if len(c.dl.tree) > 0 {
 			if n := s.dlEarliestPushable(src, -1); n != nil && c.dl.earliest() < n.dlse.deadline {
 				continue
 			}
 		}
 		p := s.dlEarliestPushable(src, c.id)
-		if p == nil || p.dlse.deadline >= dmin || c.dlNr > 0 && p.dlse.deadline >= c.dl.earliest() {
+		if p == nil || p.dlse.deadline >= dmin || len(c.dl.tree) > 0 && p.dlse.deadline >= c.dl.earliest() {
 			continue
 		}
 		if curr := src.curr; curr != nil && curr.dl() && p.dlse.deadline < curr.dlse.deadline {
 			continue
 		}
 		s.dl.pulls++
-		s.dlRemove(src, p)
+		s.dlRemove(src, p.dlse)
 		s.dlAttach(c, p, true)
-		s.dlInsert(c, p)
+		s.dlInsert(c, p.dlse)
 		dmin = p.dlse.deadline
 	}
 }
@@ -870,16 +962,25 @@ func (s *Sim) DL() *DLStats {
 // checkDLRQ checks c's deadline tree against its counts (--debug).
 func (s *Sim) checkDLRQ(c *cpu) error {
 	r := c.dl
-	if len(r.tree) != c.dlNr {
-		return fmt.Errorf("cpu %d: dl nr %d, %d tasks on the tree", c.id, c.dlNr, len(r.tree))
+	tasks := 0
+	for i, e := range r.tree {
+		if !e.onRQ || e.throttled {
+			return fmt.Errorf("cpu %d: dl entity %d on the tree (on rq %v, throttled %v)", c.id, i, e.onRQ, e.throttled)
+		}
+		if t := e.task; t != nil {
+			tasks++
+			if t.cpu != c.id {
+				return fmt.Errorf("cpu %d: dl task %s (cpu %d) on the tree", c.id, t.Name, t.cpu)
+			}
+		} else if e != c.fairServer {
+			return fmt.Errorf("cpu %d: another CPU's fair server on the tree", c.id)
+		}
+		if i > 0 && e.deadline < r.tree[i-1].deadline {
+			return fmt.Errorf("cpu %d: dl tree out of deadline order at entity %d", c.id, i)
+		}
 	}
-	for i, t := range r.tree {
-		if t.cpu != c.id || !t.dlse.onRQ || t.dlse.throttled {
-			return fmt.Errorf("cpu %d: dl task %s (cpu %d, on rq %v, throttled %v) on the tree", c.id, t.Name, t.cpu, t.dlse.onRQ, t.dlse.throttled)
-		}
-		if i > 0 && t.dlse.deadline < r.tree[i-1].dlse.deadline {
-			return fmt.Errorf("cpu %d: dl tree out of deadline order at %s", c.id, t.Name)
-		}
+	if tasks != c.dlNr {
+		return fmt.Errorf("cpu %d: dl nr %d, %d tasks on the tree", c.id, c.dlNr, tasks)
 	}
 	if r.runningBW < 0 || r.thisBW < r.runningBW {
 		return fmt.Errorf("cpu %d: dl running_bw %d, this_bw %d", c.id, r.runningBW, r.thisBW)

@@ -291,3 +291,67 @@ func TestDLInactiveTimer(t *testing.T) {
 		t.Errorf("this_bw %d, want the task's %d (it still belongs to the runqueue)", s.cpus[0].dl.thisBW, bw)
 	}
 }
+
+// Era 6.12: RT tasks are not throttled (no RT_GROUP_SCHED); the fair
+// class gets its share under a FIFO hog from its deferred server: nothing
+// until the zero-laxity time (950 ms after the fair task arrived), where
+// the server, which would overflow its bandwidth with the deadline it has,
+// starts a new period (replenish_dl_entity with dl_defer_armed) and runs
+// its 50 ms; no longer deferred, it then runs 50 ms at the start of every
+// period: 950-1000 ms, 1950-2000 ms, ... Era 6.6's RT throttling gives the
+// fair task the last 50 ms of every period: the same windows here, by
+// another mechanism (RT throttled, no fair server).
+func TestFairServerUnderRTHog(t *testing.T) {
+	for _, c := range []struct {
+		era  string
+		want [3]int64 // fair run time at 0.9 s, 1.1 s and 5 s, ms
+	}{{"6.12", [3]int64{0, 50, 250}}, {"6.6", [3]int64{0, 50, 250}}} {
+		s := newSim(t, smallSpec(1, 1, 1, 1, "interleaved"), 1, "era", c.era, "IDLE_STATES", "false")
+		s.debug = true
+		w := s.AddWorkload("mix", "mix")
+		f := spawnOn(t, s, w, "fair", 0, 0, hog())
+		spawnRT(t, s, w, "fifo", 0, cpumask.Mask{}, PolicyFIFO, 50, hog())
+		for i, at := range []int64{900 * Millisecond, 1100 * Millisecond, 5 * Second} {
+			s.RunUntil(at)
+			if got := f.sumExec / Millisecond; got < c.want[i]-1 || got > c.want[i]+1 {
+				t.Errorf("era %s: the fair hog ran %d ms by %d ms, want %d", c.era, got, at/Millisecond, c.want[i])
+			}
+		}
+		st, rt := s.DL(), s.RT()
+		if c.era == "6.12" && (st == nil || st.TotalBW < 0.049 || st.TotalBW > 0.051 || rt.Throttles != 0) {
+			t.Errorf("era 6.12: total_bw %+v (want the fair server's 0.05), RT throttles %d (want none)", st, rt.Throttles)
+		}
+		if c.era == "6.6" && (st != nil || rt.Throttles < 4) {
+			t.Errorf("era 6.6: deadline class %+v (want none), RT throttles %d (want one a period)", st, rt.Throttles)
+		}
+	}
+}
+
+// Era 6.12: a fair class that gets the CPU by itself uses its server's
+// runtime in the background, so the server never runs: fair hogs beside a
+// deadline task keep what the deadline task leaves them, and deadline
+// admission counts the servers' 5% of each CPU.
+func TestFairServerBackground(t *testing.T) {
+	s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "6.12", "IDLE_STATES", "false")
+	s.debug = true
+	w := s.AddWorkload("mix", "mix")
+	f0 := spawnOn(t, s, w, "fair0", 0, 0, hog())
+	spawnOn(t, s, w, "fair1", 1, 0, hog())
+	spawnDL(t, s, w, "dl", 0, cpumask.Mask{}, dlParams(2*Millisecond, 0, 10*Millisecond, false), everyPeriod(Millisecond, 10*Millisecond))
+	s.RunUntil(3 * Second)
+	for _, c := range s.cpus {
+		if fs := c.fairServer; fs == nil || !fs.active || fs.deferRunning || fs.onRQ {
+			t.Errorf("cpu %d: fair server %+v, want active, deferred and never run", c.id, fs)
+		}
+	}
+	if got := float64(f0.sumExec+s.tasks[1].sumExec) / float64(s.now); got < 1.88 {
+		t.Errorf("fair hogs got %.3f CPUs of 2 beside a 10%% deadline task, want 1.9", got)
+	}
+	// 2 CPUs: limit 1.9, servers 0.1, dl 0.2: 1.6 more fit, 1.65 not.
+	if _, err := s.Spawn(w, TaskSpec{Name: "big", Program: hog(), Policy: PolicyDeadline, DL: dlParams(65*Millisecond, 0, 40*Millisecond*1, false)}); err == nil {
+		t.Errorf("admitted a task past 90%% of the CPUs")
+	}
+	if _, err := s.Spawn(w, TaskSpec{Name: "fits", Program: hog(), Policy: PolicyDeadline, DL: dlParams(8*Millisecond, 0, 10*Millisecond, false)}); err != nil {
+		t.Errorf("refused a task that fits: %v", err)
+	}
+}

@@ -57,6 +57,9 @@ func (s *Sim) updateCurr(c *cpu) {
 		return
 	}
 	s.chargeO1Slice(t, delta)
+	if fs := c.fairServer; fs != nil && fs.active {
+		s.dlServerUpdate(c, delta) // update_curr's dl_server_update
+	}
 	if t.state == TaskRunning {
 		t.vruntime += calcDeltaFair(delta, t.weight)
 		s.class.updateDeadline(c, t)

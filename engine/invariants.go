@@ -50,9 +50,9 @@ func (s *Sim) CheckInvariants() error {
 			}
 		}
 		if c.dl != nil {
-			for _, t := range c.dl.tree {
-				if t != c.curr {
-					seen[t.ID]++
+			for _, e := range c.dl.tree {
+				if e.task != nil && e.task != c.curr {
+					seen[e.task.ID]++
 				}
 			}
 		}

@@ -140,12 +140,21 @@ func (s *Sim) enableRT() error {
 	if why := s.rules.noRT; why != "" {
 		return fmt.Errorf("engine: era %s does not model SCHED_FIFO/SCHED_RR yet: %s", s.era, why)
 	}
+	if s.rules.fairServer {
+		// The fair class's share under RT load is its server's.
+		if err := s.enableDL(); err != nil {
+			return err
+		}
+	}
 	r := &rtState{
 		periodNS: s.k.Get(knob.SchedRTPeriodUS) * Microsecond,
 		share:    s.k.On(knob.RT_RUNTIME_SHARE), pushIPI: s.k.On(knob.RT_PUSH_IPI),
 		mask: cpumask.New(s.topo.NCPU),
 	}
 	r.runtimeNS = s.k.Get(knob.SchedRTRuntimeUS)
+	if s.rules.rtNoBandwidth {
+		r.runtimeNS = -1 // update_curr_rt throttles only under CONFIG_RT_GROUP_SCHED
+	}
 	if r.runtimeNS >= 0 {
 		r.runtimeNS = min(r.runtimeNS*Microsecond, r.periodNS)
 	}

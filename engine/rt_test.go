@@ -216,16 +216,6 @@ func TestRTSleepHasNoSlack(t *testing.T) {
 // An era without the RT class refuses an RT task by name, and bad
 // priorities are refused.
 func TestRTRefusals(t *testing.T) {
-	for _, c := range []struct {
-		era, want string
-	}{{"6.12", "fair_server"}} {
-		s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", c.era)
-		w := s.AddWorkload("rt", "rt")
-		_, err := s.Spawn(w, TaskSpec{Name: "rt", Program: hog(), Policy: PolicyFIFO, RTPrio: 10})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("era %s: RT task: %v, want a refusal naming %q", c.era, err, c.want)
-		}
-	}
 	s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "6.6")
 	w := s.AddWorkload("rt", "rt")
 	for _, spec := range []TaskSpec{

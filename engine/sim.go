@@ -652,7 +652,7 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 		if err != nil {
 			return 0, err
 		}
-		t.dlse = e
+		t.dlse, e.task = e, t
 		s.dl.tasks = append(s.dl.tasks, t)
 	}
 	t.forkedAt = s.now
