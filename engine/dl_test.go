@@ -355,3 +355,48 @@ func TestFairServerBackground(t *testing.T) {
 		t.Errorf("refused a task that fits: %v", err)
 	}
 }
+
+// A deadline task's bandwidth leaves the root domain when it exits (at
+// its 0-lag time), so that a task refused before is admitted after; and
+// moving a throttled task's affinity keeps it off the tree until its
+// replenishment, on a CPU it may run on.
+func TestDLExitAndAffinity(t *testing.T) {
+	s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "6.6", "IDLE_STATES", "false")
+	s.debug = true
+	w := s.AddWorkload("dl", "dl")
+	steps := 0
+	short := ProgramFunc(func(*Ctx) Action {
+		steps++
+		if steps == 1 {
+			return Run(Millisecond)
+		}
+		return Exit()
+	})
+	spawnDL(t, s, w, "short", 0, cpumask.Mask{}, dlParams(90*Millisecond, 0, 100*Millisecond, false), short)
+	spawnDL(t, s, w, "big", 0, cpumask.Mask{}, dlParams(90*Millisecond, 0, 100*Millisecond, false), hog())
+	if _, err := s.Spawn(w, TaskSpec{Name: "third", Program: hog(), Policy: PolicyDeadline, DL: dlParams(90*Millisecond, 0, 100*Millisecond, false)}); err == nil {
+		t.Fatalf("2.7 CPUs admitted on 2 (limit 1.9)")
+	}
+	s.RunUntil(50 * Millisecond) // short exited at ~1 ms; its 0-lag time is ~11 ms
+	if got := s.DL().TotalBW; got > 0.901 {
+		t.Fatalf("after short's exit total_bw is %.3f, want big's 0.9", got)
+	}
+	third := spawnDL(t, s, w, "third", 1, cpumask.Mask{}, dlParams(90*Millisecond, 0, 100*Millisecond, false), hog())
+	big := s.tasks[1]
+	s.RunUntil(95 * Millisecond) // big used its 90 ms: throttled until 100 ms
+	if !big.dlse.throttled {
+		t.Fatalf("big is not throttled at 95 ms (runtime %d)", big.dlse.runtime)
+	}
+	other := 1 - big.cpu
+	if err := s.SetAffinity(big.ID, cpumaskOf(s, other)); err != nil {
+		t.Fatal(err)
+	}
+	s.RunUntil(99 * Millisecond)
+	if big.dlse.onRQ || big.cpu != other {
+		t.Errorf("throttled big after the affinity change: on rq %v, cpu %d; want off the tree, on cpu %d", big.dlse.onRQ, big.cpu, other)
+	}
+	s.RunUntil(300 * Millisecond)
+	if big.cpu != other || big.sumExec < 240*Millisecond || third.sumExec < 180*Millisecond {
+		t.Errorf("big on cpu %d ran %d ms, third %d ms; want big on %d with its 90 ms a period", big.cpu, big.sumExec/Millisecond, third.sumExec/Millisecond, other)
+	}
+}
