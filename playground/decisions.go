@@ -318,6 +318,8 @@ func (l *DecisionLog) format(x *rawDecision) LoggedDecision {
 	}
 	if x.policy == engine.PolicyDeadline {
 		o.DL = l.dlPlacement(x)
+	}
+	if o.DL != nil && DLSelected(d) {
 		o.Affine, o.AffineWhy = dlAffine()
 		o.Stages, o.Probes = l.dlStages(x, o.DL)
 	} else if rt && RTSelected(d) {
@@ -430,6 +432,16 @@ func (l *DecisionLog) dlPlacement(x *rawDecision) *DLPlacement {
 		}
 	}
 	return o
+}
+
+// DLSelected reports whether select_task_rq_dl made decision d, for a
+// deadline wakee: its stages, or its pinned or select_fallback_rq end.
+func DLSelected(d *engine.Decision) bool {
+	switch d.Stage {
+	case engine.StageDLPrev, engine.StageDLLater, engine.StagePinned, engine.StageFallback:
+		return true
+	}
+	return false
 }
 
 // dlAffine is wake_affine's part in a deadline wakeup: none.
