@@ -43,7 +43,7 @@ import (
 
 // capOn reports whether CPU capacities can be below 1024: the RT or the
 // deadline class exists.
-func (s *Sim) capOn() bool { return s.rt != nil || s.dl != nil }
+func (s *Sim) capOn() bool { return (s.rt != nil || s.dl != nil) && !s.capFull }
 
 // capState is the sched_group_capacity cache, built at the first read
 // once the RT or deadline class exists.
