@@ -132,3 +132,43 @@ func TestFairOnlyCapacity(t *testing.T) {
 		}
 	}
 }
+
+// v5.2's find_busiest_group divides each group's load by its
+// sgc->capacity: with two fair hogs, one per CPU, CPU 0's reduced
+// capacity makes its avg_load about ten times CPU 1's, so CPU 1's periodic
+// balance pulls CPU 0's hog (find_busiest_queue: nr_running 2 with the RT
+// task), and CPU 0, idle in the RT task's gaps, pulls one back: the hogs
+// take turns with the RT task and share the CPU time about equally. With
+// every capacity at 1024 the loads are equal, nothing moves, and the hog
+// left with the RT task gets ~10% of a CPU against the other's 100%.
+func TestRTCapacityV52Shares(t *testing.T) {
+	run := func(full bool) (ms [2]int64, migr int) {
+		s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "5.2", "IDLE_STATES", "false")
+		s.debug = true
+		s.capFull = full
+		w := s.AddWorkload("mix", "mix")
+		spawnRT(t, s, w, "rt", 0, cpumaskOf(s, 0), PolicyFIFO, 50, periodic(9*Millisecond, Millisecond))
+		hogs := [2]*Task{spawnOn(t, s, w, "a", 0, 0, hog()), spawnOn(t, s, w, "b", 1, 0, hog())}
+		for _, h := range hogs {
+			if err := s.SetAffinity(h.ID, cpumaskOf(s, 0, 1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.RunUntil(3 * Second)
+		for i, h := range hogs {
+			s.updateCurr(s.cpus[h.cpu])
+			ms[i] = h.sumExec / Millisecond
+			migr += int(h.migrations)
+		}
+		return ms, migr
+	}
+	before, bm := run(true)
+	after, am := run(false)
+	t.Logf("v5.2, 3 s: hogs' CPU time %v ms (%d migrations) with capacity 1024 -> %v ms (%d migrations) with reduced capacity", before, bm, after, am)
+	if min(before[0], before[1]) > 500 || bm != 0 {
+		t.Errorf("capacity 1024: hogs ran %v ms with %d migrations, want one stuck with the RT task (~300 ms) and none", before, bm)
+	}
+	if min(after[0], after[1]) < 1200 || am < 10 {
+		t.Errorf("reduced capacity: hogs ran %v ms with %d migrations, want both above 1200 ms, taking turns", after, am)
+	}
+}
