@@ -172,3 +172,40 @@ func TestRTCapacityV52Shares(t *testing.T) {
 		t.Errorf("reduced capacity: hogs ran %v ms with %d migrations, want both above 1200 ms, taking turns", after, am)
 	}
 }
+
+// avg_dl takes its share the same way: a deadline task running 7 ms of
+// every 10 ms on CPU 0 (runtime 8 ms per 10 ms period) leaves capacity_of(0)
+// about 30% of 1024, and in 6.12 an idle CPU 1 pulls the fair hog off it
+// (group_misfit_task). The fair server's own time (6.12) is fair time: a
+// run with an RT task only keeps avg_dl at 0.
+func TestDLCapacity(t *testing.T) {
+	for _, era := range []string{"5.2", "6.12"} {
+		s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", era, "IDLE_STATES", "false")
+		s.debug = true
+		w := s.AddWorkload("mix", "mix")
+		if _, err := s.Spawn(w, TaskSpec{Name: "dl", Allowed: cpumaskOf(s, 0), ParentCPU: 0, Program: periodic(7*Millisecond, 3*Millisecond),
+			Policy: PolicyDeadline, DL: DLParams{Runtime: 8 * Millisecond, Period: 10 * Millisecond}}); err != nil {
+			t.Fatal(err)
+		}
+		hog := spawnOn(t, s, w, "hog", 0, 0, hog())
+		if err := s.SetAffinity(hog.ID, cpumaskOf(s, 0, 1)); err != nil {
+			t.Fatal(err)
+		}
+		s.RunUntil(Second)
+		dl, c0 := s.DLUtil(0), s.CPUCapacity(0)
+		t.Logf("era %s: avg_dl(0) %d, avg_rt(0) %d, capacity_of(0) %d, hog on CPU %d", era, dl, s.RTUtil(0), c0, hog.cpu)
+		if dl < 550 || dl > 850 || c0 < 150 || c0 > 480 || s.RTUtil(0) != 0 {
+			t.Errorf("era %s: avg_dl(0) %d, avg_rt(0) %d, capacity_of(0) %d; want avg_dl ~700, no RT, capacity ~300", era, dl, s.RTUtil(0), c0)
+		}
+		if want := map[string]int{"5.2": 0, "6.12": 1}[era]; hog.cpu != want {
+			t.Errorf("era %s: the hog ended on CPU %d, want %d", era, hog.cpu, want)
+		}
+	}
+	s, _ := rtCapSim(t, "6.12", false)
+	s.RunUntil(Second)
+	for i := range s.cpus {
+		if d := s.DLUtil(i); d != 0 {
+			t.Errorf("6.12 with an RT task and the fair server: avg_dl(%d) = %d, want 0 (the server's time is fair time)", i, d)
+		}
+	}
+}
