@@ -391,6 +391,7 @@ func (s *Sim) initLBEnv(env *lbEnv, c *cpu, di int, it idleType, payer *cpu, at 
 		env.child = doms[di-1]
 	}
 	env.localIdx = env.ds.localIdx
+	env.di = di
 	env.dstGrp = env.sd.Groups[env.localIdx]
 	env.cpus.CopyFrom(env.sd.Span) // ∩ cpu_active_mask: every CPU is active
 	env.cpusFull = true
@@ -486,10 +487,13 @@ redo:
 			}
 			if src.pushTo < 0 {
 				// active_load_balance_cpu_stop: the stopper on src
-				// pushes its task to this CPU.
-				src.pushTo = c.id
-				src.needResched = true
-				s.kick(src, at+s.k.Get(knob.IPINS))
+				// pushes its task to this CPU (a fair task queued
+				// behind an RT or deadline curr moves at once).
+				if !s.activeStopFair(&env) {
+					src.pushTo = c.id
+					src.needResched = true
+					s.kick(src, at+s.k.Get(knob.IPINS))
+				}
 				s.stats.activeBalances++
 				active = true
 			}
@@ -500,10 +504,9 @@ redo:
 		ds.nrBalanceFailed = 0
 		s.stats.lbMoved += int64(moved)
 	}
-	if !active {
-		// Unbalanced (whether or not something moved): balance this
-		// level again soon. (voluntary_active_balance is never true
-		// here: CPU capacity is never reduced by RT/IRQ time.)
+	if !active || s.voluntaryActiveBalance(&env) {
+		// Unbalanced (whether or not something moved), or a voluntary
+		// active balance: balance this level again soon.
 		ds.balanceIntervalMS = dom.MinIntervalMS
 	} else if ds.balanceIntervalMS < dom.MaxIntervalMS {
 		ds.balanceIntervalMS *= 2
@@ -531,12 +534,19 @@ outOnePinned:
 	return 0, cost
 }
 
-// needActiveBalance is need_active_balance: after more than
-// cache_nice_tries+2 failed periodic passes the running task itself is
-// pushed. (Its voluntary cases — asym packing, misfit tasks, a source CPU
-// whose capacity RT/IRQ time reduced — cannot arise in this model.)
+// needActiveBalance is need_active_balance: voluntary_active_balance, or
+// after more than cache_nice_tries+2 failed periodic passes the running
+// task itself is pushed.
 func (s *Sim) needActiveBalance(env *lbEnv) bool {
-	return env.ds.nrBalanceFailed > env.sd.CacheNiceTries+2
+	return s.voluntaryActiveBalance(env) || env.ds.nrBalanceFailed > env.sd.CacheNiceTries+2
+}
+
+// voluntaryActiveBalance is v5.2.1 voluntary_active_balance: only its
+// reduced-capacity case (an idle CPU pulls the single fair task of a CPU
+// whose capacity RT or deadline time reduced; rtcap.go) can arise here —
+// asym packing and misfit tasks need asymmetric machines.
+func (s *Sim) voluntaryActiveBalance(env *lbEnv) bool {
+	return s.capOn() && reducedCapacityPull(env, env.sd.ImbalancePct)
 }
 
 // nrIdleScan is update_idle_cpu_scan (kernel-reference.md §1.7, a later

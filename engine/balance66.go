@@ -40,9 +40,16 @@ import (
 //   - sd_init of v6.6: busy_factor 16, imbalance_pct 117 above the LLC, a
 //     busy interval one jiffy shorter.
 //
-// Not modelled (the machines have none of it): group_misfit_task and
-// migrate_misfit (asymmetric CPU capacity), group_asym_packing
-// (SD_ASYM_PACKING), reduced capacity from RT/IRQ time (check_cpu_capacity),
+// Capacity reduced by RT and deadline time (rtcap.go) enters as in the
+// kernel: group capacities are the cached sgc->capacity, a busy CPU with
+// one fair task and reduced capacity makes its group group_misfit_task
+// for an idle destination (migrate_load of its load), find_busiest_queue
+// compares loads per capacity, and need_active_balance pulls such a task
+// to an idle CPU with more capacity.
+//
+// Not modelled (the machines have none of it): the asymmetric-capacity
+// group_misfit_task and migrate_misfit, group_asym_packing
+// (SD_ASYM_PACKING), IRQ time,
 // smt_vs_nonsmt_groups (every group of a level has the same flags here),
 // the energy model's overutilized bail-out, UTIL_EST (util_avg stands for
 // it), cgroups (task_h_load is the task's load_avg).
@@ -54,7 +61,7 @@ const (
 	migrateLoad migrationType = iota
 	migrateUtil
 	migrateTask
-	migrateMisfit // asymmetric capacity only: never set here
+	migrateMisfit // asymmetric capacity only: never set here (reduced capacity is migrate_load)
 )
 
 func (m migrationType) String() string {
@@ -67,7 +74,7 @@ type groupType66 uint8
 const (
 	groupHasSpare groupType66 = iota
 	groupFullyBusy
-	groupMisfitTask66 // asymmetric capacity only: never set here
+	groupMisfitTask66 // here only a CPU whose capacity RT/deadline time reduced (rtcap.go)
 	groupSMTBalance
 	groupAsymPacking // SD_ASYM_PACKING only: never set here
 	groupImbalanced66
@@ -94,6 +101,10 @@ type sgStats66 struct {
 	groupWeight   int
 	cores         int // sg->cores
 	numa, pref    int // nr_numa_running, nr_preferred_running
+	// misfitLoad is group_misfit_task_load: on a symmetric machine, the
+	// largest cpu_load of a CPU whose single fair task runs at a
+	// capacity RT or deadline time reduced (sched_reduced_capacity).
+	misfitLoad    int64
 	gtype         groupType66
 	smt           bool // sg->flags & SD_SHARE_CPUCAPACITY: the group is a core's threads
 	preferSibling bool // sg->flags & SD_PREFER_SIBLING
@@ -252,6 +263,8 @@ func (s *Sim) groupClassify66(sd *machine.Domain, sgs *sgStats66, smtBalance boo
 		return groupImbalanced66
 	case smtBalance:
 		return groupSMTBalance
+	case sgs.misfitLoad != 0:
+		return groupMisfitTask66
 	case !groupHasCapacity66(pct, sgs):
 		return groupFullyBusy
 	}
@@ -290,7 +303,8 @@ func (s *Sim) updateSGStats66(env *lbEnv, g cpumask.Mask, sgs *sgStats66, local 
 			continue
 		}
 		o := s.cpus[id]
-		sgs.groupLoad += o.loadAvg.at(s.now) // cpu_load: blocked load included
+		load := o.loadAvg.at(s.now) // cpu_load: blocked load included
+		sgs.groupLoad += load
 		sgs.groupUtil += s.cpuUtil66(o)
 		sgs.groupRunnable += o.runnableAvg.at(s.now)
 		sgs.sumHNrRunning += o.nr
@@ -305,12 +319,17 @@ func (s *Sim) updateSGStats66(env *lbEnv, g cpumask.Mask, sgs *sgStats66, local 
 		}
 		if o.nr == 0 && o.idle() {
 			sgs.idleCPUs++
+			continue
 		}
-		// (misfit and reduced-capacity checks: no asymmetric or
-		// RT/IRQ-reduced capacity here)
+		// A task running on a CPU with reduced capacity (6.1 and 6.12
+		// update_sg_lb_stats, sched_reduced_capacity: one fair task;
+		// the misfit check proper needs SD_ASYM_CPUCAPACITY).
+		if !local && env.idle != cpuNotIdle && o.nr == 1 && checkCPUCapacity(o, imbPct66(env.sd)) {
+			sgs.misfitLoad = max(sgs.misfitLoad, load)
+		}
 	}
 	sgs.groupWeight = g.Weight()
-	sgs.groupCapacity = int64(sgs.groupWeight) * 1024
+	sgs.groupCapacity = s.groupCapacity(env.sd.Level, g.First(), sgs.groupWeight) // group->sgc->capacity
 	sgs.cores = s.groupCores(g)
 	// smt_balance: an idle destination should relieve an SMT core that
 	// runs more than one task.
@@ -339,6 +358,9 @@ func (s *Sim) pickBusiest66(sds *sdStats66, sgs *sgStats66) bool {
 		return sgs.avgLoad > b.avgLoad
 	case groupImbalanced66:
 		return false // the first one
+	case groupMisfitTask66:
+		// the biggest misfit (reduced capacity: the most loaded)
+		return sgs.misfitLoad > b.misfitLoad
 	case groupSMTBalance:
 		if sgs.idleCPUs != 0 || b.idleCPUs != 0 {
 			return busierSpare(sgs, b)
@@ -383,6 +405,7 @@ func (s *Sim) updateSDStats66(env *lbEnv, sds *sdStats66) {
 		sgs := &tmp
 		if k == 0 {
 			sgs = &sds.local
+			s.updateGroupCapacity(env)
 		}
 		if s.updateSGStats66(env, g, sgs, k == 0) {
 			overload = true
@@ -449,6 +472,11 @@ func (s *Sim) siblingImbalanceOrNr(env *lbEnv, sds *sdStats66) int64 {
 func (s *Sim) calculateImbalance66(env *lbEnv, sds *sdStats66) {
 	local, busiest := &sds.local, &sds.busiest
 	switch busiest.gtype {
+	case groupMisfitTask66:
+		// No SD_ASYM_CPUCAPACITY: move the load of the CPU whose
+		// capacity RT or deadline time reduced.
+		env.migration, env.imbalance = migrateLoad, busiest.misfitLoad
+		return
 	case groupSMTBalance, groupImbalanced66:
 		// Reduce the tasks sharing a core; or, when affinity skewed the
 		// averages, move any task and let the next pass even it out.
@@ -513,7 +541,8 @@ func (s *Sim) findBusiestGroup66(env *lbEnv, sds *sdStats66) bool {
 		return false
 	}
 	local, busiest := &sds.local, &sds.busiest
-	if busiest.gtype != groupImbalanced66 {
+	// Misfit (here: reduced-capacity) and imbalanced groups are forced.
+	if busiest.gtype != groupImbalanced66 && busiest.gtype != groupMisfitTask66 {
 		if local.gtype > busiest.gtype {
 			return false
 		}
@@ -559,6 +588,7 @@ func (s *Sim) findBusiestGroup66(env *lbEnv, sds *sdStats66) bool {
 func (s *Sim) findBusiestQueue66(env *lbEnv, g cpumask.Mask) *cpu {
 	var best *cpu
 	var bestLoad, bestUtil int64
+	bestCap := int64(1)
 	bestNr := 0
 	for id := g.First(); id >= 0; id = g.Next(id + 1) {
 		if !env.cpus.Test(id) {
@@ -574,12 +604,15 @@ func (s *Sim) findBusiestQueue66(env *lbEnv, g cpumask.Mask) *cpu {
 		}
 		switch env.migration {
 		case migrateLoad:
-			load := o.loadAvg.at(s.now) // capacities are all equal
-			if nr == 1 && load > env.imbalance {
+			// cpu_load against the imbalance unscaled, unless RT or
+			// deadline time reduced the CPU's capacity; against the
+			// other CPUs per capacity (load_i·cap_j > load_j·cap_i).
+			load := o.loadAvg.at(s.now)
+			if nr == 1 && load > env.imbalance && !checkCPUCapacity(o, imbPct66(env.sd)) {
 				continue
 			}
-			if load > bestLoad {
-				best, bestLoad = o, load
+			if load*bestCap > bestLoad*o.capacity {
+				best, bestLoad, bestCap = o, load, o.capacity
 			}
 		case migrateUtil:
 			if nr <= 1 {
@@ -730,12 +763,17 @@ func (s *Sim) coreIdle66(cpu int) bool {
 	return true
 }
 
-// needActiveBalance66 is v6.6 need_active_balance: only an imbalance in
+// needActiveBalance66 is v6.6 need_active_balance: an imbalance in
 // tasks (imbalanced_active_balance) that failed more than
-// cache_nice_tries+2 periodic passes pushes the running task (the asym,
-// reduced-capacity and misfit cases cannot arise here).
-func needActiveBalance66(env *lbEnv) bool {
-	return env.migration == migrateTask && env.ds.nrBalanceFailed > env.sd.CacheNiceTries+2
+// cache_nice_tries+2 periodic passes, or an idle CPU with more capacity
+// than a source whose single fair task runs at a capacity RT or deadline
+// time reduced (6.1 and 6.12 fair.c need_active_balance; rtcap.go),
+// pushes the running task (the asym and misfit cases cannot arise here).
+func (s *Sim) needActiveBalance66(env *lbEnv) bool {
+	if env.migration == migrateTask && env.ds.nrBalanceFailed > env.sd.CacheNiceTries+2 {
+		return true
+	}
+	return s.capOn() && reducedCapacityPull(env, imbPct66(env.sd))
 }
 
 // loadBalance66 is v6.6 load_balance() for c at level di; see loadBalance
@@ -802,7 +840,7 @@ redo:
 		if it != cpuNewlyIdle {
 			ds.nrBalanceFailed++
 		}
-		if needActiveBalance66(&env) {
+		if s.needActiveBalance66(&env) {
 			if src.curr == nil || !src.curr.allowed.Test(c.id) {
 				goto outOnePinned
 			}
@@ -810,11 +848,14 @@ redo:
 			if src.pushTo < 0 {
 				// active_load_balance_cpu_stop pushes src's task
 				// here and, having pushed it, resets this level's
-				// nr_balance_failed (activePushed).
-				src.pushTo = c.id
-				src.pushLB = true
-				src.needResched = true
-				s.kick(src, at+s.k.Get(knob.IPINS))
+				// nr_balance_failed (activePushed); a fair task
+				// queued behind an RT or deadline curr moves at once.
+				if !s.activeStopFair(&env) {
+					src.pushTo = c.id
+					src.pushLB = true
+					src.needResched = true
+					s.kick(src, at+s.k.Get(knob.IPINS))
+				}
 				s.stats.activeBalances++
 				active = true
 			}
@@ -823,7 +864,7 @@ redo:
 		ds.nrBalanceFailed = 0
 		s.stats.lbMoved += int64(moved)
 	}
-	if !active || needActiveBalance66(&env) {
+	if !active || s.needActiveBalance66(&env) {
 		ds.balanceIntervalMS = dom.MinIntervalMS
 	}
 	return moved, cost

@@ -101,7 +101,7 @@ func (s *Sim) findIdlestGroup(dom *machine.Domain, t *Task, this int) (cpumask.M
 		} else {
 			runnable, avg = s.groupLoadSums(dom, gi)
 		}
-		capacity := 1024 * int64(s.groupWeight(dom, gi))
+		capacity := s.groupCapacity(dom.Level, g.First(), s.groupWeight(dom, gi)) // group->sgc->capacity
 		runnable = runnable * 1024 / capacity
 		avg = avg * 1024 / capacity
 		if g.Test(this) {
@@ -269,7 +269,7 @@ func (s *Sim) updateSGWakeupStats(dom *machine.Domain, g cpumask.Mask, sgs *sgSt
 		}
 	}
 	sgs.groupWeight = g.Weight()
-	sgs.groupCapacity = int64(sgs.groupWeight) * 1024
+	sgs.groupCapacity = s.groupCapacity(dom.Level, g.First(), sgs.groupWeight) // group->sgc->capacity
 	sgs.gtype = s.groupClassify66(dom, sgs, false)
 	if sgs.gtype == groupFullyBusy || sgs.gtype == groupOverloaded66 {
 		sgs.avgLoad = sgs.groupLoad * 1024 / sgs.groupCapacity

@@ -155,15 +155,14 @@ func (s *Sim) updateSGStats(env *lbEnv, gi int, sgs *sgStats) (overload bool) {
 			sgs.idleCPUs++
 		}
 	}
-	// sgc->capacity: every CPU has SCHED_CAPACITY_SCALE (no RT/IRQ
-	// pressure, no asymmetry); it counts the whole group.
+	// group->sgc->capacity (rtcap.go): weight × SCHED_CAPACITY_SCALE
+	// less what RT and deadline time took, as last stored; it counts the
+	// whole group.
 	sgs.groupWeight = len(ids)
-	sgs.groupCapacity = int64(sgs.groupWeight) * 1024
-	// group_load·1024 / group_capacity, with capacity = weight·1024.
-	sgs.avgLoad = sgs.groupLoad
-	if sgs.groupWeight > 1 {
-		sgs.avgLoad /= int64(sgs.groupWeight)
-	}
+	sgs.groupCapacity = s.groupCapacity(env.sd.Level, int(ids[0]), sgs.groupWeight)
+	// group_load·1024 / group_capacity (with capacity = weight·1024,
+	// exactly group_load / weight).
+	sgs.avgLoad = sgs.groupLoad * 1024 / sgs.groupCapacity
 	if sgs.sumNrRunning > 0 {
 		sgs.loadPerTask = sgs.sumWeighted / int64(sgs.sumNrRunning)
 	}
@@ -209,6 +208,7 @@ func (s *Sim) updateSDStats(env *lbEnv, sds *sdStats) {
 		sgs := &tmp
 		if k == 0 {
 			sgs = &sds.local
+			s.updateGroupCapacity(env)
 		}
 		if s.updateSGStats(env, g, sgs) {
 			overload = true
@@ -372,14 +372,15 @@ func fixSmallImbalance(env *lbEnv, sds *sdStats, dstLPT int64) {
 }
 
 // findBusiestQueue is find_busiest_queue: the CPU of the busiest group
-// with the highest runnable load per capacity (all capacities are equal
-// here, so the highest load; the first on ties), skipping a CPU whose
-// single task weighs more than the imbalance (moving it would only move
-// the imbalance; check_cpu_capacity is never true here) and, at a NUMA
-// level, CPUs whose tasks are better placed than the group's (fbq_type).
+// with the highest runnable load per capacity (capacity_of: wl_i·cap_j >
+// wl_j·cap_i; the first on ties), skipping a CPU whose single task
+// (rq->nr_running == 1) weighs more than the imbalance — moving it would
+// only move the imbalance — unless RT or deadline time reduced its
+// capacity (check_cpu_capacity) and, at a NUMA level, CPUs whose tasks
+// are better placed than the group's (fbq_type).
 func (s *Sim) findBusiestQueue(env *lbEnv, b *sgStats) *cpu {
 	var best *cpu
-	bestLoad := int64(0)
+	bestLoad, bestCap := int64(0), int64(1)
 	g := b.group
 	for id := g.First(); id >= 0; id = g.Next(id + 1) {
 		if !env.cpus.Test(id) {
@@ -395,11 +396,11 @@ func (s *Sim) findBusiestQueue(env *lbEnv, b *sgStats) *cpu {
 			continue
 		}
 		wl := o.runnableLoad.at(s.now)
-		if o.nr == 1 && wl > env.imbalance {
+		if o.nrRunning() == 1 && wl > env.imbalance && !checkCPUCapacity(o, env.sd.ImbalancePct) {
 			continue
 		}
-		if wl > bestLoad {
-			best, bestLoad = o, wl
+		if wl*bestCap > bestLoad*o.capacity {
+			best, bestLoad, bestCap = o, wl, o.capacity
 		}
 	}
 	return best

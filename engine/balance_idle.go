@@ -20,10 +20,11 @@ func (s *Sim) idleNextBalance(c *cpu, i int) int64 {
 // mask (nohz.nr_cpus == 0) nothing is kicked; otherwise, once
 // nohz.next_balance has passed, an idle CPU is kicked to balance on
 // behalf of every tickless idle CPU when this CPU has a task waiting
-// (nr_running ≥ 2) or its LLC has more than one busy CPU
-// (sd_llc_shared->nr_busy_cpus > 1: packed SMT cores may be spread, or
-// load moved to a less loaded LLC). The capacity, misfit and asym-packing
-// reasons never apply here.
+// (nr_running ≥ 2, every class counted), has a fair task and a capacity
+// RT or deadline time reduced (check_cpu_capacity; rtcap.go), or its LLC
+// has more than one busy CPU (sd_llc_shared->nr_busy_cpus > 1: packed SMT
+// cores may be spread, or load moved to a less loaded LLC). The misfit
+// and asym-packing reasons never apply here.
 func (s *Sim) nohzBalancerKick(c *cpu) {
 	if !s.rules.nohz {
 		return // idle CPUs tick and balance themselves
@@ -35,7 +36,7 @@ func (s *Sim) nohzBalancerKick(c *cpu) {
 	if s.now < s.nohzNext {
 		return
 	}
-	if c.nr < 2 && s.llcBusyCPUs(c.id) <= 1 {
+	if c.nrRunning() < 2 && !s.reducedCapacityKick(c) && s.llcBusyCPUs(c.id) <= 1 {
 		return
 	}
 	s.kickILB()

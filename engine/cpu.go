@@ -103,6 +103,12 @@ type cpu struct {
 	// average of the runnable-task count ×1024, attached tasks' decaying
 	// share included, like loadAvg.
 	runnableAvg signal
+	// avgRT and avgDL are rq->avg_rt and rq->avg_dl util_avg: running
+	// signals of the RT and deadline classes (rtcap.go), kept only in a
+	// run with those classes; capacity is rq->cpu_capacity (capacity_of),
+	// 1024 in a run without them.
+	avgRT, avgDL signal
+	capacity     int64
 
 	// Load balancing.
 	nextBalance int64
@@ -154,6 +160,7 @@ func newCPU(s *Sim, id int) *cpu {
 	c := &cpu{
 		s: s, id: id, core: s.topo.Core[id],
 		pushTo:             -1,
+		capacity:           1024,
 		rqLine:             line{owner: int32(id)},
 		avgIdle:            2 * mig,
 		wakeAvgIdle:        2 * mig,
@@ -708,7 +715,11 @@ func (s *Sim) setCurr(c *cpu, t *Task) {
 	t.prevSumExec = t.sumExec
 	t.pickDeadline = t.deadline
 	t.util.set(s.now, 1024)
-	c.util.set(s.now, 1024)
+	if s.rt == nil && s.dl == nil {
+		c.util.set(s.now, 1024)
+	} else {
+		s.setClassSignals(c, t)
+	}
 	s.clearBuddies(c, t)
 	if t.polluteNS == 0 && c.polluted > 0 {
 		t.penaltyLeft += c.polluted
@@ -784,7 +795,11 @@ func (s *Sim) account(c *cpu) { c.account(s.now) }
 func (s *Sim) enterIdle(c *cpu) {
 	c.account(s.now)
 	c.idleSince = s.now
-	c.util.set(s.now, 0)
+	if s.rt == nil && s.dl == nil {
+		c.util.set(s.now, 0)
+	} else {
+		s.setClassSignals(c, nil)
+	}
 	s.selectIdleState(c, false)
 	s.updateIdleCore(c)
 }

@@ -19,11 +19,12 @@ import (
 // fair class in rtStack (class_rt.go); a run without an RT task never
 // builds it, so the fair eras run exactly as before.
 //
+// The RT PELT signal (avg_rt) and the capacity the fair balancer loses to
+// RT time (scale_rt_capacity) are in rtcap.go.
+//
 // Not modelled (README, "The RT class"): the latency of RT_PUSH_IPI's
 // IPI chain (its pushes happen at once), check_preempt_equal_prio,
-// the RT PELT signal (avg_rt) and so the capacity the fair balancer loses
-// to RT time (scale_rt_capacity), RT group scheduling, priority
-// inheritance.
+// RT group scheduling, priority inheritance.
 
 // Policy is a task's scheduling policy.
 type Policy uint8

@@ -128,6 +128,8 @@ type Sim struct {
 	nohzNrCPUs    int          // nohz.nr_cpus: CPUs with nohzIdle set
 	inTimerIRQ    bool         // inside a timer interrupt's run of the hrtimer queue
 	lb            lbState      // load-balancer state and scratch (balance.go)
+	cap           capState     // sched_group_capacity under RT/deadline load (rtcap.go)
+	capFull       bool         // tests: capacities stay 1024 under RT/deadline load (the model before rtcap.go)
 	o1Wake        o1WakeCtx    // era 2.6-o1: how the wakeup being enqueued was issued
 
 	stats    Stats

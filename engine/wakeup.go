@@ -162,12 +162,12 @@ func (s *Sim) wakeAffineWeight(dom *machine.Domain, p *Task, this, prev int, syn
 	if s.k.On(knob.WA_BIAS) {
 		thisEff *= 100
 	}
-	thisEff *= 1024 // capacity_of(prev)
+	thisEff *= s.cpus[prev].capacity // capacity_of(prev): 1024 less RT/deadline time (rtcap.go)
 	prevEff := s.cpuLoad(s.cpus[prev]) - tl
 	if s.k.On(knob.WA_BIAS) {
 		prevEff *= 100 + (s.fair.imbalancePct(dom)-100)/2
 	}
-	prevEff *= 1024 // capacity_of(this)
+	prevEff *= s.cpus[this].capacity // capacity_of(this)
 	if sync {
 		prevEff++
 	}
