@@ -40,7 +40,8 @@ import (
 // scaling of the runtime (the engine has no DVFS: cap_scale by 1024),
 // cpusets and root domains (one root domain spans the machine), the
 // cpudl heap's own order among CPUs with equal deadlines (lowest CPU id
-// here), and the deadline PELT signal (avg_dl).
+// here). The deadline PELT signal (avg_dl) and the capacity it takes from
+// the fair class are rtcap.go's.
 
 // Fixed-point units of the kernel's bandwidth arithmetic (sched.h).
 const (

@@ -174,8 +174,8 @@ func TestRTCapacityV52Shares(t *testing.T) {
 }
 
 // avg_dl takes its share the same way: a deadline task running 7 ms of
-// every 10 ms on CPU 0 (runtime 8 ms per 10 ms period) leaves capacity_of(0)
-// about 30% of 1024, and in 6.12 an idle CPU 1 pulls the fair hog off it
+// every 10 ms on its CPU (runtime 8 ms per 10 ms period) leaves that CPU's
+// capacity_of about 30% of 1024, and in 6.12 the idle other CPU pulls the fair hog off it
 // (group_misfit_task). The fair server's own time (6.12) is fair time: a
 // run with an RT task only keeps avg_dl at 0.
 func TestDLCapacity(t *testing.T) {
@@ -183,21 +183,28 @@ func TestDLCapacity(t *testing.T) {
 		s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", era, "IDLE_STATES", "false")
 		s.debug = true
 		w := s.AddWorkload("mix", "mix")
-		if _, err := s.Spawn(w, TaskSpec{Name: "dl", Allowed: cpumaskOf(s, 0), ParentCPU: 0, Program: periodic(7*Millisecond, 3*Millisecond),
-			Policy: PolicyDeadline, DL: DLParams{Runtime: 8 * Millisecond, Period: 10 * Millisecond}}); err != nil {
+		// A deadline task cannot be pinned: it stays where fork
+		// placement put it (alone in its class, nothing pushes it).
+		id, err := s.Spawn(w, TaskSpec{Name: "dl", ParentCPU: 0, Program: periodic(7*Millisecond, 3*Millisecond),
+			Policy: PolicyDeadline, DL: DLParams{Runtime: 8 * Millisecond, Period: 10 * Millisecond}})
+		if err != nil {
 			t.Fatal(err)
 		}
-		hog := spawnOn(t, s, w, "hog", 0, 0, hog())
+		x := s.tasks[id].cpu
+		hog := spawnOn(t, s, w, "hog", x, 0, hog())
 		if err := s.SetAffinity(hog.ID, cpumaskOf(s, 0, 1)); err != nil {
 			t.Fatal(err)
 		}
 		s.RunUntil(Second)
-		dl, c0 := s.DLUtil(0), s.CPUCapacity(0)
-		t.Logf("era %s: avg_dl(0) %d, avg_rt(0) %d, capacity_of(0) %d, hog on CPU %d", era, dl, s.RTUtil(0), c0, hog.cpu)
-		if dl < 550 || dl > 850 || c0 < 150 || c0 > 480 || s.RTUtil(0) != 0 {
-			t.Errorf("era %s: avg_dl(0) %d, avg_rt(0) %d, capacity_of(0) %d; want avg_dl ~700, no RT, capacity ~300", era, dl, s.RTUtil(0), c0)
+		if s.tasks[id].cpu != x {
+			t.Fatalf("era %s: the deadline task moved from CPU %d to %d", era, x, s.tasks[id].cpu)
 		}
-		if want := map[string]int{"5.2": 0, "6.12": 1}[era]; hog.cpu != want {
+		dl, cx := s.DLUtil(x), s.CPUCapacity(x)
+		t.Logf("era %s: avg_dl(%d) %d, avg_rt %d, capacity_of %d, hog on CPU %d", era, x, dl, s.RTUtil(x), cx, hog.cpu)
+		if dl < 550 || dl > 850 || cx < 150 || cx > 480 || s.RTUtil(x) != 0 {
+			t.Errorf("era %s: avg_dl(%d) %d, avg_rt %d, capacity_of %d; want avg_dl ~700, no RT, capacity ~300", era, x, dl, s.RTUtil(x), cx)
+		}
+		if want := map[string]int{"5.2": x, "6.12": 1 - x}[era]; hog.cpu != want {
 			t.Errorf("era %s: the hog ended on CPU %d, want %d", era, hog.cpu, want)
 		}
 	}
