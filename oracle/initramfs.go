@@ -187,6 +187,9 @@ func guestLoadArgs(d time.Duration, specs []workload.Resolved) ([]string, error)
 		if !guestKinds[r.Kind] {
 			return nil, fmt.Errorf("workload %s: the guest load runs schbench, hackbench, pipe, hog and cyclictest", r.Kind)
 		}
+		if r.Values["policy"] == "deadline" {
+			return nil, fmt.Errorf("workload %s: policy=deadline: the guest load does not set SCHED_DEADLINE (sched_setattr) yet; it runs normal, fifo and rr", r.Kind)
+		}
 		if r.Values["latency_nice"] != "0" {
 			return nil, fmt.Errorf("workload %s: latency_nice=%s: the guest's kernel has no latency-nice (a patch set, not mainline)", r.Kind, r.Values["latency_nice"])
 		}
@@ -196,7 +199,9 @@ func guestLoadArgs(d time.Duration, specs []workload.Resolved) ([]string, error)
 		args = append(args, r.Kind)
 		var keys []string
 		for k := range r.Values {
-			if !simOnlyKeys[k] && k != "latency_nice" {
+			// dl_* keys only mean something with policy=deadline,
+			// refused above.
+			if !simOnlyKeys[k] && k != "latency_nice" && !strings.HasPrefix(k, "dl_") {
 				keys = append(keys, k)
 			}
 		}

@@ -446,3 +446,15 @@ func TestSimTakesBeforeBooting(t *testing.T) {
 		}
 	}
 }
+
+// policy=deadline does not reach the guest load, which would run the
+// workload as SCHED_OTHER: it is refused by name.
+func TestGuestLoadArgsDeadline(t *testing.T) {
+	r, err := workload.Resolve("hog:n=2,policy=deadline,dl_runtime_us=1000,dl_period_us=10000", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := guestLoadArgs(1e9, []workload.Resolved{r}); err == nil || !strings.Contains(err.Error(), "policy=deadline") {
+		t.Errorf("guest load args for a deadline hog: %v", err)
+	}
+}
