@@ -5,13 +5,13 @@ WASM_EXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # serve: where the dev server listens (make serve ADDR=0.0.0.0:9000).
 ADDR      ?= 127.0.0.1:8080
 
-.PHONY: site test goldens test-loop kernel-deps kernel-smoke kernel-table e2e-and-reproduce-quick vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-import bench-page bench-wasm serve reproduce fuzz fuzz-short
+.PHONY: site test goldens test-loop kernel-deps kernel-smoke kernel-table e2e-beside-batch vet unit wasm wasm-build wasm-test e2e reproduce-quick twin bench bench-import bench-page bench-wasm serve reproduce fuzz fuzz-short
 
 ## test: everything CI runs (vet, unit tests, the browser build, the
 ## engine's tests compiled to WebAssembly and run under Node, the browser
 ## end-to-end test in headless Chromium, the validation targets at reduced
 ## size).
-test: vet unit wasm-build wasm-test e2e-and-reproduce-quick fuzz-short kernel-smoke
+test: vet unit wasm-build wasm-test e2e-beside-batch kernel-smoke
 
 ## test-loop: make test N times (N=10 by default), each on a fresh clone
 ## of HEAD with an empty build cache, beside a CPU hog on one core; logs
@@ -21,25 +21,30 @@ N ?= 10
 test-loop:
 	.ci/test-loop $(N)
 
-# e2e-and-reproduce-quick: the browser test and the reduced-size
-# validation side by side (the browser test mostly waits on the page, the
-# validation is one busy core; their results do not depend on timing), the
-# validation's output printed after the browser test's. Fails if either
-# does.
-# Its output is a golden (REPRODUCE_GOLDEN): a difference fails, as the
-# golden runs of TestRunGoldens do; make goldens rewrites both.
+# e2e-beside-batch: the browser test in one lane and, beside it, the
+# reduced-size validation followed by the short fuzzing (one fuzz worker,
+# FUZZ_PARALLEL=1, so that the page keeps a core): the browser test mostly
+# waits on the page, the other lane is one busy core, and none of their
+# results depend on timing. The validation's output is printed after the
+# browser test's. Fails if any of them does.
+# The validation's output is a golden (REPRODUCE_GOLDEN): a difference
+# fails, as the golden runs of TestRunGoldens do; make goldens rewrites
+# both.
 REPRODUCE_GOLDEN = cmd/schedsim/testdata/reproduce-quick.txt
-e2e-and-reproduce-quick:
-	@log=$$(mktemp); errlog=$$(mktemp); \
-	$(GO) run ./cmd/schedsim reproduce --quick --no-wall-time > "$$log" 2> "$$errlog" & rq=$$!; \
+e2e-beside-batch:
+	@log=$$(mktemp); errlog=$$(mktemp); fuzzlog=$$(mktemp); \
+	( $(GO) run ./cmd/schedsim reproduce --quick --no-wall-time > "$$log" 2> "$$errlog"; rq=$$?; \
+	  $(MAKE) --no-print-directory fuzz-short FUZZ_PARALLEL=1 > "$$fuzzlog" 2>&1; fz=$$?; \
+	  echo "$$rq $$fz" > "$$log.rc" ) & lane=$$!; \
 	$(MAKE) --no-print-directory e2e; e2e=$$?; \
-	wait $$rq; rqs=$$?; \
+	wait $$lane; read rqs fzs < "$$log.rc"; \
 	echo "== reproduce --quick (ran beside e2e) =="; cat "$$log" "$$errlog"; \
+	echo "== fuzz-short (ran beside e2e, after reproduce --quick) =="; cat "$$fuzzlog"; \
 	diff -u $(REPRODUCE_GOLDEN) "$$log" > "$$errlog.diff"; gold=$$?; \
 	if [ $$gold -ne 0 ]; then echo "reproduce --quick differs from $(REPRODUCE_GOLDEN) (intended? make goldens, and commit the diff):"; cat "$$errlog.diff"; fi; \
-	rm -f "$$log" "$$errlog" "$$errlog.diff"; \
-	echo "e2e exit $$e2e, reproduce --quick exit $$rqs, golden diff exit $$gold"; \
-	test $$e2e -eq 0 && test $$rqs -eq 0 && test $$gold -eq 0
+	rm -f "$$log" "$$log.rc" "$$errlog" "$$errlog.diff" "$$fuzzlog"; \
+	echo "e2e exit $$e2e, reproduce --quick exit $$rqs, golden diff exit $$gold, fuzz-short exit $$fzs"; \
+	test $$e2e -eq 0 && test $$rqs -eq 0 && test $$gold -eq 0 && test $$fzs -eq 0
 
 ## goldens: rewrite the golden outputs from the current engine (the runs
 ## of cmd/schedsim/testdata/runs/cases.txt and reproduce --quick); read
@@ -163,13 +168,16 @@ FUZZ_TARGETS := engine/workload:FuzzWorkloadSpec:50000 engine/workload:FuzzRTApp
 	traceimport:FuzzTraceImport:40000 engine/knob:FuzzKnobSet:20000 playground:FuzzLink:20000 \
 	presets:FuzzMachineJSON:100000 cmd/schedsim:FuzzSweepVary:80000
 FUZZSCALE ?= 1
+# FUZZ_PARALLEL: fuzz workers per target (empty: go test's default,
+# GOMAXPROCS).
+FUZZ_PARALLEL ?=
 
 ## fuzz-short: each fuzz target for its execution budget (make test runs this).
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; rest=$${t#*:}; name=$${rest%%:*}; n=$$(( $${rest##*:} * $(FUZZSCALE) )); \
 		echo "fuzz $$name ($$pkg) for $$n executions"; \
-		$(GO) test ./$$pkg/ -run '^$$' -fuzz "^$$name\$$" -fuzztime $${n}x || exit 1; \
+		$(GO) test ./$$pkg/ -run '^$$' -fuzz "^$$name\$$" -fuzztime $${n}x $(if $(FUZZ_PARALLEL),-parallel $(FUZZ_PARALLEL)) || exit 1; \
 	done
 
 ## fuzz: the same targets for 50 times the budget (about 5 minutes each;

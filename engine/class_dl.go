@@ -57,6 +57,10 @@ func (k dlStack) detachTask(c *cpu, t *Task, payer *cpu) {
 func (k dlStack) attachTask(c *cpu, t *Task, payer *cpu) {
 	if t.dl() {
 		k.s.dlAttach(c, t, true)
+		if t.dlse.throttled {
+			t.cpu = c.id // its replenishment enqueues it here
+			return
+		}
 		k.s.dlInsert(c, t.dlse)
 		return
 	}
@@ -71,7 +75,10 @@ func (k dlStack) pushCurr(c *cpu, t *Task, dst *cpu) {
 	if t.dl() {
 		if t.dlse.onRQ {
 			k.s.dlMove(c, dst, t)
+			return
 		}
+		k.s.dlAttach(dst, t, true) // throttled: its replenishment enqueues it on dst
+		t.cpu = dst.id
 		return
 	}
 	k.next.pushCurr(c, t, dst)

@@ -171,36 +171,49 @@ func TestDLEarliestDeadlineFirst(t *testing.T) {
 
 // select_task_rq_dl: a deadline task waking on a CPU whose deadline curr
 // it cannot preempt goes where find_later_rq says: a CPU without deadline
-// tasks (cpudl's free_cpus), its own CPU first when free.
+// tasks (cpudl's free_cpus), its own CPU first when free; with deadline
+// work everywhere, the CPU whose earliest deadline is latest. (Deadline
+// tasks cannot be pinned: the hogs land where fork balancing puts them.)
 func TestDLFindLaterRQ(t *testing.T) {
 	for _, era := range []string{"5.2", "6.6"} {
 		s := newSim(t, smallSpec(1, 4, 1, 4, "interleaved"), 1, "era", era, "IDLE_STATES", "false")
 		w := s.AddWorkload("dl", "dl")
-		// An early-deadline hog pinned on CPU 0 and one on CPU 1.
-		spawnDL(t, s, w, "early0", 0, cpumaskOf(s, 0), dlParams(9*Millisecond, 10*Millisecond, 10*Millisecond, false), hog())
-		spawnDL(t, s, w, "early1", 1, cpumaskOf(s, 1), dlParams(9*Millisecond, 10*Millisecond, 10*Millisecond, false), hog())
-		spawnOn(t, s, w, "fair3", 3, 0, hog())
+		a := spawnDL(t, s, w, "early-a", 0, cpumask.Mask{}, dlParams(9*Millisecond, 10*Millisecond, 10*Millisecond, false), hog())
+		b := spawnDL(t, s, w, "early-b", 1, cpumask.Mask{}, dlParams(9*Millisecond, 10*Millisecond, 10*Millisecond, false), hog())
 		p := spawnDL(t, s, w, "p", 0, cpumask.Mask{}, dlParams(Millisecond, 100*Millisecond, 100*Millisecond, false), ProgramFunc(func(*Ctx) Action { return Block() }))
 		s.RunUntil(5 * Millisecond)
-		if p.state != TaskBlocked {
-			t.Fatalf("era %s: p is %v, want blocked", era, p.state)
+		if p.state != TaskBlocked || a.cpu == b.cpu {
+			t.Fatalf("era %s: p is %v, the hogs on CPUs %d and %d; want p blocked and the hogs apart", era, p.state, a.cpu, b.cpu)
 		}
-		p.cpu = 0
-		if got := s.findLaterRQ(p, 0); got != 2 && got != 3 {
-			t.Errorf("era %s: find_later_rq from CPU 0 = %d, want a CPU without deadline tasks (2 or 3)", era, got)
+		var free []int
+		for _, c := range s.cpus {
+			if len(c.dl.tree) == 0 {
+				free = append(free, c.id)
+			}
 		}
-		p.cpu = 3
-		if got := s.findLaterRQ(p, 0); got != 3 {
-			t.Errorf("era %s: find_later_rq with prev 3 (free) = %d, want 3", era, got)
+		p.cpu = a.cpu
+		if got := s.findLaterRQ(p, a.cpu); got != free[0] && got != free[1] {
+			t.Errorf("era %s: find_later_rq from CPU %d = %d, want a CPU without deadline tasks %v", era, a.cpu, got, free)
 		}
-		// With every CPU running a deadline task, the latest earliest
-		// deadline is the one p can preempt.
-		spawnDL(t, s, w, "late2", 2, cpumaskOf(s, 2), dlParams(400*Millisecond, 500*Millisecond, 500*Millisecond, false), hog())
-		spawnDL(t, s, w, "mid3", 3, cpumaskOf(s, 3), dlParams(40*Millisecond, 50*Millisecond, 50*Millisecond, false), hog())
-		s.RunUntil(10 * Millisecond)
+		p.cpu = free[1]
+		if got := s.findLaterRQ(p, a.cpu); got != free[1] {
+			t.Errorf("era %s: find_later_rq with prev %d (free) = %d, want it", era, free[1], got)
+		}
+		late := spawnDL(t, s, w, "late", free[0], cpumask.Mask{}, dlParams(400*Millisecond, 500*Millisecond, 500*Millisecond, false), hog())
+		spawnDL(t, s, w, "mid", free[1], cpumask.Mask{}, dlParams(40*Millisecond, 50*Millisecond, 50*Millisecond, false), hog())
+		s.RunUntil(8 * Millisecond)
+		for _, c := range s.cpus {
+			if len(c.dl.tree) != 1 {
+				t.Fatalf("era %s: cpu %d has %d deadline tasks, want one each", era, c.id, len(c.dl.tree))
+			}
+		}
 		p.dlse.deadline = s.now + 100*Millisecond
-		if got := s.findLaterRQ(p, 0); got != 2 {
-			t.Errorf("era %s: find_later_rq with every CPU busy = %d, want 2 (latest deadline)", era, got)
+		if got := s.findLaterRQ(p, a.cpu); got != late.cpu {
+			t.Errorf("era %s: find_later_rq with every CPU busy = %d, want %d (the latest deadline)", era, got, late.cpu)
+		}
+		p.dlse.deadline = s.now + 600*Millisecond
+		if got := s.findLaterRQ(p, a.cpu); got != -1 {
+			t.Errorf("era %s: find_later_rq for a deadline later than every CPU's = %d, want none", era, got)
 		}
 	}
 }
@@ -353,5 +366,43 @@ func TestFairServerBackground(t *testing.T) {
 	}
 	if _, err := s.Spawn(w, TaskSpec{Name: "fits", Program: hog(), Policy: PolicyDeadline, DL: dlParams(8*Millisecond, 0, 10*Millisecond, false)}); err != nil {
 		t.Errorf("refused a task that fits: %v", err)
+	}
+}
+
+// A deadline task's bandwidth leaves the root domain when it exits (at
+// its 0-lag time), so that a task refused before is admitted after; and
+// a deadline task's affinity cannot be restricted (EPERM at
+// sched_setattr, EBUSY at sched_setaffinity).
+func TestDLExitAndAffinity(t *testing.T) {
+	s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "6.6", "IDLE_STATES", "false")
+	s.debug = true
+	w := s.AddWorkload("dl", "dl")
+	steps := 0
+	short := ProgramFunc(func(*Ctx) Action {
+		steps++
+		if steps == 1 {
+			return Run(Millisecond)
+		}
+		return Exit()
+	})
+	spawnDL(t, s, w, "short", 0, cpumask.Mask{}, dlParams(90*Millisecond, 0, 100*Millisecond, false), short)
+	big := spawnDL(t, s, w, "big", 0, cpumask.Mask{}, dlParams(90*Millisecond, 0, 100*Millisecond, false), hog())
+	if _, err := s.Spawn(w, TaskSpec{Name: "third", Program: hog(), Policy: PolicyDeadline, DL: dlParams(90*Millisecond, 0, 100*Millisecond, false)}); err == nil {
+		t.Fatalf("2.7 CPUs admitted on 2 (limit 1.9)")
+	}
+	s.RunUntil(50 * Millisecond) // short exited at ~1 ms; its 0-lag time is ~11 ms
+	if got := s.DL().TotalBW; got > 0.901 {
+		t.Fatalf("after short's exit total_bw is %.3f, want big's 0.9", got)
+	}
+	third := spawnDL(t, s, w, "third", 1, cpumask.Mask{}, dlParams(90*Millisecond, 0, 100*Millisecond, false), hog())
+	if _, err := s.Spawn(w, TaskSpec{Name: "pinned", Allowed: cpumaskOf(s, 0), Program: hog(), Policy: PolicyDeadline, DL: dlParams(Millisecond, 0, 100*Millisecond, false)}); err == nil || !strings.Contains(err.Error(), "EPERM") {
+		t.Errorf("a pinned deadline task: %v, want EPERM", err)
+	}
+	if err := s.SetAffinity(big.ID, cpumaskOf(s, 1)); err == nil || !strings.Contains(err.Error(), "EBUSY") {
+		t.Errorf("restricting a deadline task's affinity: %v, want EBUSY", err)
+	}
+	s.RunUntil(300 * Millisecond)
+	if big.sumExec < 260*Millisecond || third.sumExec < 220*Millisecond || big.cpu == third.cpu {
+		t.Errorf("big ran %d ms on cpu %d, third %d ms on cpu %d; want each its 90 ms a period on a CPU of its own", big.sumExec/Millisecond, big.cpu, third.sumExec/Millisecond, third.cpu)
 	}
 }

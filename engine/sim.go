@@ -583,6 +583,12 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 			// without SCHED_FLAG_RESET_ON_FORK, which is not modelled).
 			return 0, fmt.Errorf("engine: task %q: its parent %q is a SCHED_DEADLINE task, which cannot fork (EAGAIN)", spec.Name, parent.Name)
 		}
+		if allowed.Weight() != s.topo.NCPU {
+			// __sched_setscheduler: a deadline task's affinity must span
+			// its root domain (here the machine; cpusets are not
+			// modelled), else EPERM.
+			return 0, fmt.Errorf("engine: task %q: SCHED_DEADLINE needs every CPU in its affinity (sched_setattr refuses a restricted one with EPERM: the admission test is per root domain), not %s", spec.Name, allowed)
+		}
 	default:
 		return 0, fmt.Errorf("engine: task %q: unknown policy %d (normal, fifo, rr, deadline)", spec.Name, spec.Policy)
 	}
@@ -681,6 +687,7 @@ func (s *Sim) spawn(w WorkloadID, spec TaskSpec, parent *Task) (TaskID, error) {
 	t.prevSumExec = 0
 	s.class.enqueueTaskNew(c, t)
 	s.checkPreemptNew(c, t)
+	s.class.woken(c, t) // wake_up_new_task's task_woken: RT and deadline push
 	return t.ID, nil
 }
 
@@ -736,6 +743,11 @@ func (s *Sim) SetAffinity(id TaskID, allowed cpumask.Mask) error {
 		return fmt.Errorf("engine: affinity mask must name at least one of the %d CPUs", s.topo.NCPU)
 	}
 	t := s.tasks[id]
+	if t.dl() && allowed.Weight() != s.topo.NCPU {
+		// sched_setaffinity → dl_task_check_affinity: a deadline task
+		// keeps its root domain's span (EBUSY).
+		return fmt.Errorf("engine: task %q is a SCHED_DEADLINE task: its affinity must keep every CPU (sched_setaffinity refuses %s with EBUSY)", t.Name, allowed)
+	}
 	t.allowed = allowed.Clone()
 	t.nrAllowed = t.allowed.Weight()
 	if t.cpu < 0 || t.allowed.Test(t.cpu) {

@@ -425,24 +425,28 @@ func TestRTMeasuresOfAHandMadeTrace(t *testing.T) {
 	}
 }
 
-// The simulation's refusal comes before any boot: era 6.12 takes no RT
-// task, era 6.1 does.
+// The simulation's refusal comes before any boot: both eras take RT
+// tasks (6.12 with its fair server); a per-task slice is 6.12's only.
 func TestSimTakesBeforeBooting(t *testing.T) {
 	base, _ := presets.Machine("intel-2s-44c-88t")
 	spec := Shape{1, 1, 2, 2, 0}.Spec(base)
-	w := []string{"hog:n=2,policy=fifo,rtprio=50", "schbench:m=1,t=2"}
+	rt := []string{"hog:n=2,policy=fifo,rtprio=50", "schbench:m=1,t=2"}
+	slice := []string{"schbench:m=1,t=2,slice_us=500"}
 	for _, name := range []string{"6.1", "6.12"} {
 		k, err := KernelByName(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = simTakes(spec, Options{Kernel: k, Workloads: w, Duration: 1e9, Seed: 1})
+		if err := simTakes(spec, Options{Kernel: k, Workloads: rt, Duration: 1e9, Seed: 1}); err != nil {
+			t.Errorf("era %s refuses RT: %v", name, err)
+		}
+		err = simTakes(spec, Options{Kernel: k, Workloads: slice, Duration: 1e9, Seed: 1})
 		var refused *SimRefusedError
 		switch {
-		case name == "6.1" && err != nil:
-			t.Errorf("era 6.1 refuses RT: %v", err)
-		case name == "6.12" && (!errors.As(err, &refused) || !strings.Contains(err.Error(), "fair_server")):
-			t.Errorf("era 6.12: %v", err)
+		case name == "6.12" && err != nil:
+			t.Errorf("era 6.12 refuses a custom slice: %v", err)
+		case name == "6.1" && (!errors.As(err, &refused) || !strings.Contains(err.Error(), "slice")):
+			t.Errorf("era 6.1 takes a custom slice: %v", err)
 		}
 	}
 }

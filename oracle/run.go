@@ -148,7 +148,8 @@ func Run(ctx context.Context, o Options) (*Comparison, error) {
 		}
 	}
 	// The simulation must take the workloads before a guest boots for
-	// them (era 6.12 refuses RT tasks: its fair_server is not modelled).
+	// them (an era refuses what it does not model, such as 6.1 a custom
+	// slice).
 	if err := simTakes(spec, o); err != nil {
 		return nil, err
 	}

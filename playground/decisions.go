@@ -51,6 +51,29 @@ type LoggedDecision struct {
 	// RT explains an RT wakee's placement (select_task_rq_rt); nil for a
 	// fair wakee.
 	RT *RTPlacement `json:"rt,omitempty"`
+	// DL explains a SCHED_DEADLINE wakee's placement
+	// (select_task_rq_dl); nil for any other wakee.
+	DL *DLPlacement `json:"dl,omitempty"`
+}
+
+// DLPlacement is what select_task_rq_dl saw: the wakee's reservation,
+// the deadline tasks prev and the chosen CPU were running at the
+// decision ("": none; a deadline wakee preempts anything else), and
+// whether find_later_rq moved the wakee. select_task_rq_dl keeps the
+// wakee on prev unless prev runs a deadline task it cannot preempt (an
+// earlier or equal deadline, or pinned there); then find_later_rq takes
+// a CPU without deadline tasks (cpudl's free_cpus), else the one whose
+// earliest deadline is the latest, if later than the wakee's.
+type DLPlacement struct {
+	Policy     string `json:"policy"` // "deadline"
+	RuntimeNS  int64  `json:"runtime"`
+	DeadlineNS int64  `json:"deadline"`
+	PeriodNS   int64  `json:"period"`
+	Reclaim    bool   `json:"reclaim"`
+	PrevDL     string `json:"prevDl"`
+	PrevIdle   bool   `json:"prevIdle"`
+	ChosenDL   string `json:"chosenDl"`
+	Later      bool   `json:"later"`
 }
 
 // RTPlacement is what select_task_rq_rt saw: the wakee's policy and
@@ -96,6 +119,10 @@ type DecisionLog struct {
 	pending []int32 // per task: the ring slot+1 of its decision awaiting a run (0: none)
 	cnames  []string
 	changed bool
+	// dlTasks are the run's deadline tasks, of the first dlScanned
+	// tasks (the hook looks for the ones on prev and chosen among them).
+	dlTasks   []engine.TaskID
+	dlScanned int
 }
 
 // rawDecision is a decision as the hook saw it.
@@ -109,6 +136,10 @@ type rawDecision struct {
 	sisCore bool
 	policy  engine.Policy // the wakee's
 	rtprio  int
+	// A deadline wakee's: the deadline tasks prev and the chosen CPU
+	// ran at the decision (-1: none), and whether prev was idle.
+	prevDL, chosenDL engine.TaskID
+	prevIdle         bool
 }
 
 // probeState is a probed CPU's state at the decision.
@@ -226,9 +257,13 @@ func (l *DecisionLog) onWakeup(d *engine.Decision) {
 	x.latency, x.recent = -1, -1
 	x.sisCore = l.sim.Knobs().On(knob.SIS_CORE)
 	x.policy, x.rtprio = engine.PolicyNormal, 0
+	x.prevDL, x.chosenDL, x.prevIdle = -1, -1, false
 	if d.Task >= 0 && int(d.Task) < l.sim.NumTasks() {
 		t := l.sim.Task(d.Task)
 		x.policy, x.rtprio = t.Policy(), t.RTPrio()
+		if x.policy == engine.PolicyDeadline {
+			l.dlRunning(x)
+		}
 		x.recent = t.RecentUsedCPU()
 		if d.Stage == engine.StageRecent {
 			x.recent = d.Chosen // select_idle_sibling swapped it with prev
@@ -241,6 +276,32 @@ func (l *DecisionLog) onWakeup(d *engine.Decision) {
 	l.changed = true
 }
 
+// dlRunning records, for a deadline wakee's decision x, the deadline
+// tasks running on prev and on the chosen CPU, and whether prev idles.
+func (l *DecisionLog) dlRunning(x *rawDecision) {
+	for ; l.dlScanned < l.sim.NumTasks(); l.dlScanned++ {
+		if t := l.sim.Task(engine.TaskID(l.dlScanned)); t != nil && t.Policy() == engine.PolicyDeadline {
+			l.dlTasks = append(l.dlTasks, t.ID) // grows once per deadline task
+		}
+	}
+	d := &x.d
+	for _, id := range l.dlTasks {
+		t := l.sim.Task(id)
+		if id == d.Task || t.State() != engine.TaskRunning {
+			continue
+		}
+		if t.CPU() == d.Prev {
+			x.prevDL = id
+		}
+		if t.CPU() == d.Chosen {
+			x.chosenDL = id
+		}
+	}
+	if d.Prev >= 0 && d.Prev < l.sim.Topology().NCPU {
+		x.prevIdle, _, _ = l.sim.CPUState(d.Prev)
+	}
+}
+
 // format writes a recorded decision for the panel.
 func (l *DecisionLog) format(x *rawDecision) LoggedDecision {
 	d := &x.d
@@ -251,10 +312,17 @@ func (l *DecisionLog) format(x *rawDecision) LoggedDecision {
 	if o.SISLimit >= 1<<30 {
 		o.SISLimit = -1
 	}
-	if x.policy != engine.PolicyNormal {
+	rt := x.policy == engine.PolicyFIFO || x.policy == engine.PolicyRR
+	if rt {
 		o.RT = &RTPlacement{Policy: x.policy.String(), RTPrio: x.rtprio}
 	}
-	if x.policy != engine.PolicyNormal && RTSelected(d) {
+	if x.policy == engine.PolicyDeadline {
+		o.DL = l.dlPlacement(x)
+	}
+	if o.DL != nil && DLSelected(d) {
+		o.Affine, o.AffineWhy = dlAffine()
+		o.Stages, o.Probes = l.dlStages(x, o.DL)
+	} else if rt && RTSelected(d) {
 		r := o.RT
 		r.Cpupri, r.PrevLevel, r.ChosenLevel = true, d.PrevPri, d.ChosenPri
 		r.FindLowest, r.LowestLevel, r.LowestCPUs = d.RTFind, d.LowestPri, d.LowestN
@@ -339,6 +407,75 @@ func rtStages(x *rawDecision) (st []Tried, pr []Probed) {
 		default:
 			st = append(st, Tried{"rt_find_lowest_rq", fmt.Sprintf("cpupri_find: %d CPUs at the lowest %s, but the one picked was no lower than the wakee: stays on prev CPU %d", d.LowestN, lv(d.LowestPri), d.Prev)})
 		}
+	}
+	if d.Stage == engine.StageFallback {
+		st = append(st, Tried{"fallback", fmt.Sprintf("the CPU chosen is not allowed: select_fallback_rq gave CPU %d", d.Chosen)})
+	}
+	return st, pr
+}
+
+// dlPlacement is a deadline wakee's DLPlacement.
+func (l *DecisionLog) dlPlacement(x *rawDecision) *DLPlacement {
+	d := &x.d
+	o := &DLPlacement{Policy: x.policy.String(), PrevIdle: x.prevIdle, Later: d.Stage == engine.StageDLLater}
+	if x.prevDL >= 0 {
+		o.PrevDL = l.name(x.prevDL)
+	}
+	if x.chosenDL >= 0 {
+		o.ChosenDL = l.name(x.chosenDL)
+	}
+	if st := l.sim.DL(); st != nil {
+		for _, t := range st.Tasks {
+			if t.Task == d.Task {
+				o.RuntimeNS, o.DeadlineNS, o.PeriodNS, o.Reclaim = t.RuntimeNS, t.DeadlineNS, t.PeriodNS, t.Reclaim
+			}
+		}
+	}
+	return o
+}
+
+// DLSelected reports whether select_task_rq_dl made decision d, for a
+// deadline wakee: its stages, or its pinned or select_fallback_rq end.
+func DLSelected(d *engine.Decision) bool {
+	switch d.Stage {
+	case engine.StageDLPrev, engine.StageDLLater, engine.StagePinned, engine.StageFallback:
+		return true
+	}
+	return false
+}
+
+// dlAffine is wake_affine's part in a deadline wakeup: none.
+func dlAffine() (string, string) {
+	return "skipped", "a deadline wakee: select_task_rq_dl places it by deadline (EDF over cpudl), with no wake_affine, wake_wide or idle search; target = prev"
+}
+
+// dlStages is select_task_rq_dl's path: keep prev unless it runs a
+// deadline task the wakee cannot preempt; then find_later_rq over cpudl.
+func (l *DecisionLog) dlStages(x *rawDecision, o *DLPlacement) (st []Tried, pr []Probed) {
+	d := &x.d
+	if d.Stage == engine.StagePinned {
+		return append(st, Tried{"pinned", fmt.Sprintf("CPU %d, its only allowed CPU: select_task_rq_dl keeps it there", d.Chosen)}), pr
+	}
+	running := func(name string, idle bool) string {
+		switch {
+		case name != "":
+			return "runs deadline task " + name
+		case idle:
+			return "is idle"
+		}
+		return "runs no deadline task (a fair or RT task, which a deadline task preempts)"
+	}
+	switch {
+	case d.Stage == engine.StageDLLater:
+		st = append(st,
+			Tried{"dl_prev", fmt.Sprintf("CPU %d %s, whose deadline is no later than the wakee's (or which is pinned there): find_later_rq", d.Prev, running(o.PrevDL, false))},
+			Tried{"dl_find_later_rq", fmt.Sprintf("cpudl_find: a CPU without deadline tasks (free_cpus), else the one whose earliest deadline is the latest, and later than the wakee's; found CPU %d, which %s: chosen", d.Chosen, running(o.ChosenDL, d.ChosenIdle))})
+	case o.PrevDL == "":
+		st = append(st, Tried{"dl_prev", fmt.Sprintf("CPU %d %s: the wakee preempts whatever runs there: chosen", d.Prev, running("", o.PrevIdle))})
+	default:
+		// The engine's Decision does not say whether find_later_rq was
+		// asked (the wakee's deadline against the running task's).
+		st = append(st, Tried{"dl_prev", fmt.Sprintf("CPU %d %s: either the wakee's deadline is earlier (it preempts it), or find_later_rq found no CPU whose earliest deadline is later than the wakee's: stays, chosen", d.Prev, running(o.PrevDL, false))})
 	}
 	if d.Stage == engine.StageFallback {
 		st = append(st, Tried{"fallback", fmt.Sprintf("the CPU chosen is not allowed: select_fallback_rq gave CPU %d", d.Chosen)})

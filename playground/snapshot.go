@@ -24,8 +24,12 @@ type Snapshot struct {
 	// (the arm's era has DELAY_DEQUEUE).
 	HasDelayed bool
 	Delayed    engine.DelayedStats
-	Finished   bool
-	Halted     bool
+	// DLStats are the deadline class's counts (engine Sim.DL), when HasDL
+	// (the run has deadline tasks).
+	HasDL    bool
+	DLStats  engine.DLStats
+	Finished bool
+	Halted   bool
 	// SimRate is simulated seconds per wall second, EventsPerSec engine
 	// events per wall second, both over the worker's last half second.
 	SimRate, EventsPerSec float64
@@ -49,6 +53,9 @@ type Snapshot struct {
 	// RT says, per CPU, that it runs an RT task (SCHED_FIFO or
 	// SCHED_RR): the map draws it apart from a CPU running a fair task.
 	RT []bool
+	// DL says, per CPU, that it runs a SCHED_DEADLINE task (drawn apart
+	// from both).
+	DL []bool
 	// Pinned lists the tasks waiting on a runqueue whose affinity does
 	// not cover every CPU (the work-conservation meter counts a waiting
 	// task only for the idle CPUs it may run on).
@@ -60,10 +67,12 @@ type Snapshot struct {
 // HistSnap is one workload's wakeup latency summary.
 type HistSnap struct {
 	Name string
-	// Class is the scheduling class of the workload's tasks: ClassFair,
-	// ClassRT (all of them SCHED_FIFO/SCHED_RR) or ClassMixed. The
-	// engine keeps one latency histogram per workload, so a workload's
-	// series is RT wakeup latency exactly when its class is ClassRT.
+	// Class is the scheduling classes of the workload's tasks: ClassFair,
+	// ClassRT (all of them SCHED_FIFO/SCHED_RR), ClassMixed (RT and
+	// fair), ClassDL (all SCHED_DEADLINE) or a mix with deadline tasks.
+	// The engine keeps one latency histogram per workload, so a
+	// workload's series is RT (deadline) wakeup latency exactly when its
+	// class is ClassRT (ClassDL).
 	Class WorkloadClass
 	Count int64
 	Pct   [3]int64 // p50, p99, p99.9 (µs)
@@ -87,19 +96,57 @@ func (p *PinnedTask) Allows(cpu int) bool {
 type WorkloadClass uint8
 
 const (
-	ClassFair  WorkloadClass = iota // every task SCHED_OTHER (or no task yet)
-	ClassRT                         // every task SCHED_FIFO or SCHED_RR
-	ClassMixed                      // some of each
+	ClassFair     WorkloadClass = iota // every task SCHED_OTHER (or no task yet)
+	ClassRT                            // every task SCHED_FIFO or SCHED_RR
+	ClassMixed                         // RT and fair tasks
+	ClassDL                            // every task SCHED_DEADLINE
+	ClassDLFair                        // deadline and fair tasks
+	ClassDLRT                          // deadline and RT tasks
+	ClassDLRTFair                      // deadline, RT and fair tasks
 )
 
+// classOf is the class of a workload with tasks of the classes given.
+func classOf(dl, rt, fair bool) WorkloadClass {
+	switch {
+	case dl && rt && fair:
+		return ClassDLRTFair
+	case dl && rt:
+		return ClassDLRT
+	case dl && fair:
+		return ClassDLFair
+	case dl:
+		return ClassDL
+	case rt && fair:
+		return ClassMixed
+	case rt:
+		return ClassRT
+	}
+	return ClassFair
+}
+
+// HasRT reports whether some of the workload's tasks are SCHED_FIFO or
+// SCHED_RR; HasDL whether some are SCHED_DEADLINE.
+func (c WorkloadClass) HasRT() bool {
+	return c == ClassRT || c == ClassMixed || c == ClassDLRT || c == ClassDLRTFair
+}
+func (c WorkloadClass) HasDL() bool { return c >= ClassDL && c <= ClassDLRTFair }
+
 // Tag is the class as the page labels a workload: "" for fair, "RT",
-// "RT+fair".
+// "RT+fair", "DL", "DL+fair", "DL+RT", "DL+RT+fair".
 func (c WorkloadClass) Tag() string {
 	switch c {
 	case ClassRT:
 		return "RT"
 	case ClassMixed:
 		return "RT+fair"
+	case ClassDL:
+		return "DL"
+	case ClassDLFair:
+		return "DL+fair"
+	case ClassDLRT:
+		return "DL+RT"
+	case ClassDLRTFair:
+		return "DL+RT+fair"
 	}
 	return ""
 }
@@ -123,6 +170,10 @@ func (s *Snapshot) Fill(sim *engine.Sim, dec int64, bars bool, info int) int64 {
 	s.HasDelayed, s.Delayed = false, engine.DelayedStats{}
 	if d := sim.Delayed(); d != nil {
 		s.HasDelayed, s.Delayed = true, *d
+	}
+	s.HasDL, s.DLStats = false, engine.DLStats{Tasks: s.DLStats.Tasks[:0]}
+	if d := sim.DL(); d != nil && len(d.Tasks) > 0 {
+		s.HasDL, s.DLStats = true, *d
 	}
 	s.Views = sim.CPUViews(s.Views)
 	nllc := sim.Topology().NLLC
@@ -169,11 +220,16 @@ func (s *Snapshot) Fill(sim *engine.Sim, dec int64, bars bool, info int) int64 {
 			hs.Bars = h.AppendBars(hs.Bars)
 		}
 	}
-	s.Polling, s.RT = s.Polling[:0], s.RT[:0]
+	s.Polling, s.RT, s.DL = s.Polling[:0], s.RT[:0], s.DL[:0]
 	for c := range s.Views {
 		v := &s.Views[c]
 		s.Polling = append(s.Polling, v.Curr < 0 && sim.Polling(c))
-		s.RT = append(s.RT, v.Curr >= 0 && int(v.Curr) < sim.NumTasks() && sim.Task(v.Curr).Policy() != engine.PolicyNormal)
+		pol := engine.PolicyNormal
+		if v.Curr >= 0 && int(v.Curr) < sim.NumTasks() {
+			pol = sim.Task(v.Curr).Policy()
+		}
+		s.RT = append(s.RT, pol == engine.PolicyFIFO || pol == engine.PolicyRR)
+		s.DL = append(s.DL, pol == engine.PolicyDeadline)
 	}
 	s.fillClasses(sim)
 	s.fillPinned(sim)
@@ -190,7 +246,7 @@ func (s *Snapshot) Fill(sim *engine.Sim, dec int64, bars bool, info int) int64 {
 
 // fillClasses sets each workload histogram's class from its tasks.
 func (s *Snapshot) fillClasses(sim *engine.Sim) {
-	var rt, fair [MaxClassWorkloads]bool
+	var dl, rt, fair [MaxClassWorkloads]bool
 	for id := 0; id < sim.NumTasks(); id++ {
 		t := sim.Task(engine.TaskID(id))
 		if t == nil {
@@ -200,19 +256,19 @@ func (s *Snapshot) fillClasses(sim *engine.Sim) {
 		if w < 0 || w >= len(s.Hists) || w >= MaxClassWorkloads {
 			continue
 		}
-		if t.Policy() != engine.PolicyNormal {
-			rt[w] = true
-		} else {
+		switch t.Policy() {
+		case engine.PolicyNormal:
 			fair[w] = true
+		case engine.PolicyDeadline:
+			dl[w] = true
+		default:
+			rt[w] = true
 		}
 	}
 	for w := range s.Hists {
 		c := ClassFair
-		if w < MaxClassWorkloads && rt[w] {
-			c = ClassRT
-			if fair[w] {
-				c = ClassMixed
-			}
+		if w < MaxClassWorkloads {
+			c = classOf(dl[w], rt[w], fair[w])
 		}
 		s.Hists[w].Class = c
 	}
@@ -253,7 +309,7 @@ func (s *Snapshot) fillPinned(sim *engine.Sim) {
 }
 
 // snapVersion starts every encoded snapshot.
-const snapVersion = 5
+const snapVersion = 6
 
 type enc struct{ b []byte }
 
@@ -302,6 +358,10 @@ func (s *Snapshot) Encode(b []byte) []byte {
 	e.u(s.HasDelayed)
 	for _, v := range []int64{s.Delayed.Delayed, s.Delayed.Requeued, s.Delayed.Dequeued, s.Delayed.Migrated} {
 		e.i(v)
+	}
+	e.u(s.HasDL)
+	if s.HasDL {
+		e.dlStats(&s.DLStats)
 	}
 	e.u(s.Finished)
 	e.u(s.Halted)
@@ -361,6 +421,10 @@ func (s *Snapshot) Encode(b []byte) []byte {
 	for _, v := range s.RT {
 		e.u(v)
 	}
+	e.i(int64(len(s.DL)))
+	for _, v := range s.DL {
+		e.u(v)
+	}
 	e.i(int64(len(s.Pinned)))
 	for i := range s.Pinned {
 		p := &s.Pinned[i]
@@ -371,6 +435,32 @@ func (s *Snapshot) Encode(b []byte) []byte {
 		}
 	}
 	return e.b
+}
+
+// dlStats writes the deadline class's counts.
+func (e *enc) dlStats(st *engine.DLStats) {
+	e.f(st.CPUPct)
+	e.f(st.TotalBW)
+	e.f(st.LimitBW)
+	e.i(st.Pushes)
+	e.i(st.Pulls)
+	e.i(st.Throttles)
+	e.i(int64(len(st.Tasks)))
+	for i := range st.Tasks {
+		t := &st.Tasks[i]
+		e.i(int64(t.Task))
+		e.s(t.Name)
+		e.i(int64(t.Workload))
+		e.i(t.RuntimeNS)
+		e.i(t.DeadlineNS)
+		e.i(t.PeriodNS)
+		e.u(t.Reclaim)
+		e.f(t.Reserved)
+		e.f(t.Share)
+		e.i(t.Jobs)
+		e.i(t.Misses)
+		e.i(t.Throttles)
+	}
 }
 
 // errSnapshot reports bytes that are not a snapshot.
@@ -457,6 +547,24 @@ func (d *dec) decision(x *engine.Decision) {
 	}
 }
 
+// dlStats reads what enc.dlStats wrote into st (its Tasks reused).
+func (d *dec) dlStats(st *engine.DLStats) {
+	st.CPUPct, st.TotalBW, st.LimitBW = d.f(), d.f(), d.f()
+	st.Pushes, st.Pulls, st.Throttles = d.i(), d.i(), d.i()
+	n := d.n(8*11 + 1)
+	for k := 0; k < n && !d.bad; k++ {
+		var t engine.DLTaskStats
+		t.Task = engine.TaskID(d.i())
+		t.Name = d.s()
+		t.Workload = int(d.i())
+		t.RuntimeNS, t.DeadlineNS, t.PeriodNS = d.i(), d.i(), d.i()
+		t.Reclaim = d.u()
+		t.Reserved, t.Share = d.f(), d.f()
+		t.Jobs, t.Misses, t.Throttles = d.i(), d.i(), d.i()
+		st.Tasks = append(st.Tasks, t)
+	}
+}
+
 // Decode reads a snapshot written by Encode into s, reusing its buffers.
 func (s *Snapshot) Decode(b []byte) error {
 	d := dec{b: b}
@@ -473,6 +581,11 @@ func (s *Snapshot) Decode(b []byte) error {
 	s.HasDelayed = d.u()
 	for _, p := range []*int64{&s.Delayed.Delayed, &s.Delayed.Requeued, &s.Delayed.Dequeued, &s.Delayed.Migrated} {
 		*p = d.i()
+	}
+	s.HasDL = d.u()
+	s.DLStats = engine.DLStats{Tasks: s.DLStats.Tasks[:0]}
+	if s.HasDL {
+		d.dlStats(&s.DLStats)
 	}
 	s.Finished, s.Halted = d.u(), d.u()
 	s.SimRate, s.EventsPerSec, s.Pace = d.f(), d.f(), d.f()
@@ -538,6 +651,11 @@ func (s *Snapshot) Decode(b []byte) error {
 	s.RT = s.RT[:0]
 	for k := 0; k < n; k++ {
 		s.RT = append(s.RT, d.u())
+	}
+	n = d.n(1)
+	s.DL = s.DL[:0]
+	for k := 0; k < n; k++ {
+		s.DL = append(s.DL, d.u())
 	}
 	n = d.n(16)
 	s.Pinned = s.Pinned[:0]

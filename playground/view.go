@@ -40,8 +40,9 @@ type PageState struct {
 	// Story says in a few sentences what the run shows (the fresh page's
 	// A/B, an experiment), or nothing.
 	Story string `json:"story"`
-	// Legend are the canvas legend's labels: the workloads (tagged [RT]
-	// or [RT+fair] when their tasks are RT) and what the colours mean.
+	// Legend are the canvas legend's labels: the workloads (tagged [RT],
+	// [RT+fair], [DL], [DL+fair]… by their tasks' classes) and what the
+	// colours mean.
 	Legend []string `json:"legend"`
 }
 
@@ -60,4 +61,8 @@ type ArmState struct {
 	// without DELAY_DEQUEUE): sleeps kept queued, wakees requeued in place
 	// (the delayed_requeue decisions), dequeued by a pick, moved.
 	Delayed *engine.DelayedStats `json:"delayed"`
+	// DL are the deadline class's counts (nil when the arm runs no
+	// SCHED_DEADLINE task): per task its reservation, the share of a CPU
+	// it got, its jobs, deadline misses and throttles.
+	DL *engine.DLStats `json:"dl"`
 }

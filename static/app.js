@@ -1054,6 +1054,32 @@
     tbody.replaceChildren(...rows);
   }
 
+  // dlRows are the deadline tasks' rows of every arm, as text.
+  function dlRows(arms) {
+    const ms = (ns) => `${+(ns / 1e6).toFixed(3)}`;
+    const pct = (f) => `${(100 * f).toFixed(1)}%`;
+    const rows = [];
+    for (const a of arms) {
+      for (const t of (a.dl && a.dl.tasks) || []) {
+        rows.push([a.label, `${t.name} [${t.task}]`, `${ms(t.runtime_ns)} / ${ms(t.deadline_ns)} / ${ms(t.period_ns)} ms${t.reclaim ? ", reclaim" : ""}`,
+          pct(t.reserved), pct(t.share), fmtInt(t.jobs), fmtInt(t.misses), fmtInt(t.throttles)]);
+      }
+    }
+    return rows;
+  }
+
+  // renderDL fills the deadline tasks' table (hidden without any).
+  let dlRendered = "";
+  function renderDL(arms) {
+    const rows = dlRows(arms);
+    const key = JSON.stringify(rows);
+    if (key === dlRendered) return;
+    dlRendered = key;
+    const table = $("dl-tasks");
+    table.hidden = rows.length === 0;
+    table.querySelector("tbody").replaceChildren(...rows.map((r) => el("tr", {}, ...r.map((c) => el("td", { textContent: c })))));
+  }
+
   function sync() {
     if (fatalMsg) return;
     const s = api("state");
@@ -1128,6 +1154,7 @@
       armsRendered = armsKey;
       renderArms(tbody, s.arms || []);
     }
+    renderDL(s.arms || []);
 
     renderStory(s);
     const ta = $("trace-arm");
@@ -1303,6 +1330,8 @@
     ["delayed", "era 6.12 (DELAY_DEQUEUE): the wakee went to sleep with negative lag and was still queued; ttwu_runnable requeues it on its previous CPU, with no select_task_rq and no search"],
     ["rt_prev", "an RT wakee (SCHED_FIFO/RR), select_task_rq_rt: it stays on its previous CPU unless that CPU runs an RT task it cannot preempt (of its priority or higher, or pinned there)"],
     ["rt_find_lowest_rq", "then find_lowest_rq: cpupri_find takes the allowed CPUs of the lowest cpupri level below the wakee's (level 0: fair tasks or idle; 1..99: the rt_priority of the CPU's highest RT task) and picks one, preferring prev, then the waker's CPU, then the nearest domain"],
+    ["dl_prev", "a deadline wakee (SCHED_DEADLINE), select_task_rq_dl: it stays on its previous CPU unless that CPU runs a deadline task it cannot preempt (one whose deadline is no later than the wakee's, or pinned there); it preempts fair and RT tasks"],
+    ["dl_find_later_rq", "then find_later_rq: cpudl_find takes an allowed CPU without deadline tasks (free_cpus), else the one whose earliest deadline is the latest, if later than the wakee's; it prefers prev, then the waker's CPU, then the nearest domain; found nothing: the wakee stays on prev"],
   ];
   const STATES = [
     ["busy", "running a task, or with tasks queued"],
@@ -1334,7 +1363,8 @@
     }
     dl.append(el("dt", { class: "legend-head", textContent: "On the map" }),
       el("dd", { textContent: "After \"Step one wakeup\" (or a click on a decision here), the map draws that decision's probe path in order, from target to the CPU chosen." }),
-      el("dd", { textContent: "A CPU running an RT task (SCHED_FIFO/RR) is drawn in its workload's colour inside a dark frame (\"framed: RT task\" in the map's legend); workloads whose tasks are RT are tagged [RT], and their latency charts are RT wakeup latency." }));
+      el("dd", { textContent: "A CPU running an RT task (SCHED_FIFO/RR) is drawn in its workload's colour inside a dark frame (\"framed: RT task\" in the map's legend); workloads whose tasks are RT are tagged [RT], and their latency charts are RT wakeup latency." }),
+      el("dd", { textContent: "A CPU running a deadline task (SCHED_DEADLINE) is framed like an RT one, with a dark triangle in its top-right corner (\"framed, corner: deadline task\" in the map's legend); workloads of deadline tasks are tagged [DL] (or [DL+fair], [DL+RT]…), and the deadline tasks' reservations, CPU shares, jobs, misses and throttles are listed under the results." }));
   }
 
   function wireDecisions() {
@@ -1408,6 +1438,20 @@
     return `prev CPU ${x.prev} at ${lvl(r.prevLevel)} · chosen CPU ${x.chosen} at ${lvl(r.chosenLevel)} · ${mask}`;
   }
 
+  // dlPlacement says what select_task_rq_dl saw of a deadline wakee.
+  function dlPlacement(x) {
+    const r = x.dl;
+    const on = (cpu, task, idle) => `CPU ${cpu} ${task ? "ran deadline task " + task : idle ? "was idle" : "ran no deadline task"}`;
+    const how = r.later ? "moved by find_later_rq (cpudl: a CPU without deadline tasks, else the one whose earliest deadline is the latest)"
+      : x.stage === "pinned" ? "pinned" : "stayed on prev";
+    return `prev ${on(x.prev, r.prevDl, r.prevIdle)} · chosen ${on(x.chosen, r.chosenDl, x.chosenIdle)} · ${how}`;
+  }
+
+  function dlReservation(r) {
+    const ms = (ns) => `${+(ns / 1e6).toFixed(3)} ms`;
+    return r.period ? `SCHED_DEADLINE, runtime ${ms(r.runtime)} / deadline ${ms(r.deadline)} / period ${ms(r.period)}${r.reclaim ? ", reclaim" : ""}` : "SCHED_DEADLINE";
+  }
+
   function renderDecision(x) {
     const box = $("decision");
     if (!x) {
@@ -1427,9 +1471,10 @@
     box.replaceChildren(
       el("div", { class: "dec-head" }, `#${x.n} at t = ${(x.time / 1e9).toFixed(6)} s`),
       kv("waker", `${x.waker} on CPU ${x.wakerCpu}`),
-      kv("wakee", x.wakee + (x.rt ? ` (SCHED_${x.rt.policy.toUpperCase()}, rt_priority ${x.rt.rtprio})` : "") + (x.sync ? " (sync wakeup)" : "")),
-      x.rt && x.rt.cpupri ? kv("prev / target", `${x.prev} / ${x.target}`) : kv("prev / target / recent_used_cpu", `${x.prev} / ${x.target} / ${x.recent < 0 ? "none" : x.recent}`),
+      kv("wakee", x.wakee + (x.rt ? ` (SCHED_${x.rt.policy.toUpperCase()}, rt_priority ${x.rt.rtprio})` : "") + (x.dl ? ` (${dlReservation(x.dl)})` : "") + (x.sync ? " (sync wakeup)" : "")),
+      (x.rt && x.rt.cpupri) || x.dl ? kv("prev / target", `${x.prev} / ${x.target}`) : kv("prev / target / recent_used_cpu", `${x.prev} / ${x.target} / ${x.recent < 0 ? "none" : x.recent}`),
       ...(x.rt && x.rt.cpupri ? [kv("cpupri", rtPlacement(x))] : []),
+      ...(x.dl ? [kv("cpudl", dlPlacement(x))] : []),
       kv("wake_affine", `${x.affine}: ${x.affineWhy}`),
       el("div", { class: "dec-sub", textContent: "stages tried" }), stages,
       el("div", { class: "dec-sub", textContent: `CPUs probed, in order (${x.probes.length})` }), probes,

@@ -2,11 +2,7 @@
 
 package ui
 
-import (
-	"image/color"
-
-	"schedplay/playground"
-)
+import "image/color"
 
 // The machine map: sockets containing LLCs (with the has_idle_cores
 // square) containing cores containing hardware-thread cells; the header
@@ -17,6 +13,7 @@ import (
 const (
 	legWorkload = iota
 	legRT
+	legDL
 	legIdle
 	legPolling
 	legWaking
@@ -38,15 +35,21 @@ type legendItem struct {
 func (g *Game) legendItems() []legendItem {
 	var out []legendItem
 	a := g.arms[0]
-	rt := -1
+	rt, dl := -1, -1
 	for w := 0; w < a.nw; w++ {
 		out = append(out, legendItem{legWorkload, w, a.names[w]})
-		if rt < 0 && a.classes[w] != playground.ClassFair {
+		if rt < 0 && a.classes[w].HasRT() {
 			rt = w
+		}
+		if dl < 0 && a.classes[w].HasDL() {
+			dl = w
 		}
 	}
 	if rt >= 0 {
 		out = append(out, legendItem{legRT, rt, "framed: RT task (FIFO/RR)"})
+	}
+	if dl >= 0 {
+		out = append(out, legendItem{legDL, dl, "framed, corner: deadline task"})
 	}
 	st := g.topo.Spec.IdleStates
 	for i := g.firstPhys; i < len(st); i++ {
@@ -95,6 +98,8 @@ func (g *Game) drawHeader() {
 			g.cell(sw, CellState{Kind: CellRunning, Workload: it.arg})
 		case legRT:
 			g.cell(sw, CellState{Kind: CellRunning, Workload: it.arg, RT: true})
+		case legDL:
+			g.cell(sw, CellState{Kind: CellRunning, Workload: it.arg, DL: true})
 		case legIdle:
 			g.cell(sw, CellState{Kind: CellIdle, Depth: it.arg, Depths: nd})
 		case legPolling:
@@ -157,13 +162,21 @@ func (g *Game) cell(r Rect, s CellState) color.RGBA {
 		if WorkloadStriped(s.Workload) && r.W >= 4 && r.H >= 4 {
 			stripes(colBackground)
 		}
-		if s.RT {
+		if s.RT || s.DL {
 			if f := RTFrame(min(r.W, r.H)); f > 0 {
 				in := Rect{r.X + 1, r.Y + 1, r.W - 2, r.H - 2}
 				p.stroke(in, f, colBackground)
 			} else {
 				bg = RTDark(bg)
 				p.fillR(r, bg)
+			}
+		}
+		if s.DL {
+			// The deadline mark: a dark triangle in the top-right
+			// corner, as rows of shrinking width.
+			k := DLCorner(min(r.W, r.H))
+			for y := 0; y < k; y++ {
+				p.fill(float32(r.Right()-k+y), float32(r.Y+y), float32(k-y), 1, colBackground)
 			}
 		}
 	}
@@ -213,6 +226,7 @@ func (g *Game) drawMap(i int) {
 		v := &a.views[cpu]
 		s := Classify(v, cpu < len(a.polling) && a.polling[cpu], g.firstPhys, len(st))
 		s.RT = s.Kind == CellRunning && cpu < len(a.rt) && a.rt[cpu]
+		s.DL = s.Kind == CellRunning && cpu < len(a.dl) && a.dl[cpu]
 		bg := g.cell(r, s)
 		if s.Kind != CellRunning && r.W >= 8 && r.H >= 8 {
 			p.stroke(r, 1, colIdleEdge)
@@ -232,7 +246,7 @@ func (g *Game) drawMap(i int) {
 			// On an RT cell the number goes inside the frame when it fits,
 			// else in light text over the dark frame.
 			tx, ty, tc := r.X+2, r.Y+1, textColorOn(bg)
-			if f := RTFrame(min(r.W, r.H)); s.RT && f > 0 {
+			if f := RTFrame(min(r.W, r.H)); (s.RT || s.DL) && f > 0 {
 				if r.W >= TextWidth(len(b))+2*f+4 && r.H >= GlyphH+2*f+3 {
 					tx, ty = r.X+f+2, r.Y+f+2
 				} else {

@@ -81,6 +81,9 @@ func (b *infoBox) build(g *Game, arms []*playground.ArmView) {
 		if t.cpu < len(a.rt) && a.rt[t.cpu] {
 			*l = append(*l, "  RT (SCHED_FIFO/RR)"...)
 		}
+		if t.cpu < len(a.dl) && a.dl[t.cpu] {
+			*l = append(*l, "  SCHED_DEADLINE"...)
+		}
 		*l = append(*l, "  nice "...)
 		*l = AppendInt(*l, int64(v.Nice))
 		*l = append(*l, "  latency-nice "...)

@@ -16,6 +16,9 @@ import (
 //     workload's hue, unshaded (nice means nothing to the RT class),
 //     inside a dark frame; a cell too small for the frame is the hue
 //     darkened further than any nice shade (RTDark).
+//   - A CPU running a deadline task (SCHED_DEADLINE) is drawn as an RT
+//     one with a dark triangle in its top-right corner (DLCorner), on
+//     small cells too.
 //   - Idle CPUs are neutral greys, lighter for shallower C-states (the
 //     quicker they wake) and darker for deeper ones; a polling CPU (the
 //     POLL state) is the lightest grey and carries a dot.
@@ -137,8 +140,9 @@ type CellState struct {
 	// 0 the shallowest (CellIdle only); Depths how many there are.
 	Depth, Depths int
 	Queued        int // tasks waiting on the runqueue
-	// RT: the running task is SCHED_FIFO or SCHED_RR (CellRunning only).
-	RT bool
+	// RT: the running task is SCHED_FIFO or SCHED_RR; DL: it is
+	// SCHED_DEADLINE (CellRunning only).
+	RT, DL bool
 }
 
 // Classify says what CPU v shows. polling says the CPU is idle in a
@@ -180,7 +184,7 @@ func IdleColor(d, n int) color.RGBA {
 func CellColor(s CellState) color.RGBA {
 	switch s.Kind {
 	case CellRunning:
-		if s.RT {
+		if s.RT || s.DL {
 			return WorkloadColor(s.Workload)
 		}
 		return NiceShade(WorkloadColor(s.Workload), s.Nice)
@@ -208,6 +212,16 @@ func RTFrame(n int) int {
 		return 0
 	}
 	return max(1, n/6)
+}
+
+// DLCorner is the side of a deadline cell's corner triangle for a cell
+// of side n: a third of the cell (half of one too small for the
+// frame), at least 2 px.
+func DLCorner(n int) int {
+	if RTFrame(n) == 0 {
+		return max(2, n/2)
+	}
+	return max(2, n/3)
 }
 
 // QueueFraction is how much of a cell the runqueue-depth bar fills:

@@ -224,3 +224,17 @@ func TestRTCell(t *testing.T) {
 		t.Errorf("RTFrame: 5→%d 6→%d 9→%d 24→%d", RTFrame(5), RTFrame(6), RTFrame(9), RTFrame(24))
 	}
 }
+
+// A deadline cell keeps its workload's hue, unshaded by nice, like an RT
+// cell; its corner mark fits the cell and is at least 2 px.
+func TestDLCell(t *testing.T) {
+	s := CellState{Kind: CellRunning, Workload: 1, Nice: -20, DL: true}
+	if CellColor(s) != WorkloadColor(1) {
+		t.Errorf("DL cell %v, want the unshaded hue %v", CellColor(s), WorkloadColor(1))
+	}
+	for n := 3; n <= 40; n++ {
+		if k := DLCorner(n); k < 2 || k > n/2+1 || (RTFrame(n) > 0 && k <= RTFrame(n)) {
+			t.Errorf("DLCorner(%d) = %d (frame %d)", n, k, RTFrame(n))
+		}
+	}
+}

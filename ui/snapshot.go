@@ -17,6 +17,7 @@ type armState struct {
 	views   []engine.CPUView
 	polling []bool       // per CPU: idle in a polling state
 	rt      []bool       // per CPU: runs an RT task
+	dl      []bool       // per CPU: runs a deadline task
 	cons    Conservation // the machine's state in this snapshot
 	hasIdle []bool       // per LLC: has_idle_cores
 	tot     engine.Totals
@@ -28,7 +29,7 @@ type armState struct {
 	series   *ArmSeries
 	ops      [MaxHistPanels]int64
 	nw       int      // workloads
-	names    []string // workload names, tagged " [RT]" or " [RT+fair]"
+	names    []string // workload names, tagged " [RT]", " [RT+fair]", " [DL]"…
 	classes  []playground.WorkloadClass
 	hist     [MaxHistPanels]histData
 }
@@ -136,6 +137,7 @@ func (g *Game) snapshot(arms []*playground.ArmView, freeze bool) {
 			a.polling = append(a.polling, false)
 		}
 		a.rt = append(a.rt[:0], s.RT...)
+		a.dl = append(a.dl[:0], s.DL...)
 		a.cons = CountConservation(a.views, s.Pinned)
 		a.series.AddState(s.Totals.Now, a.cons)
 		copy(a.hasIdle, s.HasIdle)

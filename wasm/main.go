@@ -1011,6 +1011,11 @@ func stateView() playground.PageState {
 			d := sn.Delayed
 			av.Delayed = &d
 		}
+		if sn.HasDL {
+			d := sn.DLStats
+			d.Tasks = slices.Clone(d.Tasks)
+			av.DL = &d
+		}
 		if len(sn.Hists) > 0 {
 			h := &sn.Hists[0]
 			av.Count, av.P50, av.P99, av.P999 = h.Count, h.Pct[0], h.Pct[1], h.Pct[2]

@@ -264,8 +264,7 @@ var tableWorkloads = []string{"schbench:m=2,t=4", "hackbench:g=2,f=4,l=200", "pi
 // cyclictest's periodic FIFO threads alone and preempting lower-priority
 // FIFO hogs (where they land, and whether the preempted hogs are pushed
 // away); " + " joins the workloads of one case. They run on the first shape only (a few minutes each under TCG).
-// Era 6.12 refuses RT tasks (no fair_server yet): its rows say so, and
-// no guest boots for them.
+// Era 6.12 runs them with its fair server and without RT throttling.
 var tableRTWorkloads = []string{"hog:n=4,policy=fifo,rtprio=50 + schbench:m=2,t=4", "pipe:l=20000,policy=fifo,rtprio=50", "cyclictest:t=4,p=80",
 	"hog:n=12,policy=fifo,rtprio=40 + cyclictest:t=8,p=80"}
 

@@ -15,9 +15,11 @@
 // Kinds: schbench (m t c s p), hackbench (g f l s p T), pipe (l T), hog
 // (n place), cyclictest (t i d p a l latency); every kind takes nice,
 // cpus (a cpulist, "" = all), slice_us (sched_setattr's sched_runtime,
-// 0 = the base slice), policy (normal, fifo or rr) and rtprio (the
+// 0 = the base slice), policy (normal, fifo, rr or deadline), rtprio (the
 // rt_priority sched_setscheduler gets with fifo or rr; cyclictest takes
-// its own p instead, as cyclictest's -p). A task the runner starts sets
+// its own p instead, as cyclictest's -p) and, with deadline, dl_runtime_us,
+// dl_deadline_us, dl_period_us and dl_reclaim (sched_setattr's
+// SCHED_DEADLINE reservation, SCHED_FLAG_RECLAIM). A task the runner starts sets
 // its policy itself when it first runs (as cyclictest's timer threads
 // do): it is forked SCHED_OTHER and turns SCHED_FIFO or SCHED_RR on its
 // own CPU. A task a workload's own task forks inherits the policy, as
@@ -102,7 +104,8 @@ static long num(struct spec *s, const char *k) { return atol(get(s, k)); }
 struct common {
 	int nice;
 	long slice_us;
-	int policy, rtprio; // SCHED_OTHER, SCHED_FIFO or SCHED_RR
+	int policy, rtprio; // SCHED_OTHER, SCHED_FIFO, SCHED_RR or SCHED_DEADLINE
+	long dl_runtime_us, dl_deadline_us, dl_period_us, dl_reclaim;
 	cpu_set_t cpus;
 	int has_cpus;
 };
@@ -134,12 +137,33 @@ struct slice_attr {
 	uint32_t sched_util_min, sched_util_max;
 };
 
-// set_policy makes the calling thread SCHED_FIFO or SCHED_RR as c says
-// (sched_setscheduler(0, ...) is the calling thread's: the kernel's pid
-// is the thread id); nothing for SCHED_OTHER.
+#ifndef SCHED_DEADLINE
+#define SCHED_DEADLINE 6
+#endif
+#define GUEST_SCHED_FLAG_RECLAIM 0x02 // include/uapi/linux/sched.h
+
+// set_policy makes the calling thread SCHED_FIFO, SCHED_RR or
+// SCHED_DEADLINE as c says (sched_setscheduler(0, ...) and
+// sched_setattr(0, ...) are the calling thread's: the kernel's pid is the
+// thread id); nothing for SCHED_OTHER. A zero deadline is the period and
+// a zero period the deadline, as the simulator reads them.
 static void set_policy(struct common *c) {
 	if (c->policy == SCHED_OTHER)
 		return;
+	if (c->policy == SCHED_DEADLINE) {
+		long d = c->dl_deadline_us ? c->dl_deadline_us : c->dl_period_us;
+		long p = c->dl_period_us ? c->dl_period_us : d;
+		struct slice_attr a = {.size = sizeof a, .sched_policy = SCHED_DEADLINE,
+				       .sched_flags = c->dl_reclaim ? GUEST_SCHED_FLAG_RECLAIM : 0,
+				       .sched_runtime = (uint64_t)c->dl_runtime_us * 1000,
+				       .sched_deadline = (uint64_t)d * 1000, .sched_period = (uint64_t)p * 1000};
+		if (syscall(SYS_sched_setattr, 0, &a, 0) != 0) {
+			fprintf(stderr, "guestload: sched_setattr SCHED_DEADLINE %ld/%ld/%ld us: %s\n", c->dl_runtime_us, d, p,
+				strerror(errno));
+			exit(1);
+		}
+		return;
+	}
 	struct sched_param sp = {.sched_priority = c->rtprio};
 	if (sched_setscheduler(0, c->policy, &sp) != 0) {
 		fprintf(stderr, "guestload: sched_setscheduler %s %d: %s\n", c->policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR", c->rtprio,
@@ -581,7 +605,10 @@ static void start_pipe(struct load *l) {
 		// SCHED_FIFO or SCHED_RR when it forks the second, which
 		// inherits the policy and is placed by select_task_rq_rt (a
 		// child forked fair would be placed by the fair fork balance).
-		set_policy(&l->com);
+		// A SCHED_DEADLINE task cannot fork (EAGAIN): each process of a
+		// deadline pipe sets its own policy in setup.
+		if (l->com.policy != SCHED_DEADLINE)
+			set_policy(&l->com);
 		pid_t c = fork();
 		if (c < 0)
 			die("fork");
@@ -813,8 +840,15 @@ int main(int argc, char **argv) {
 		l->com.nice = num(&l->spec, "nice");
 		l->com.slice_us = num(&l->spec, "slice_us");
 		const char *pol = get(&l->spec, "policy");
-		l->com.policy = !strcmp(pol, "fifo") ? SCHED_FIFO : !strcmp(pol, "rr") ? SCHED_RR : SCHED_OTHER;
+		l->com.policy = !strcmp(pol, "fifo")	   ? SCHED_FIFO
+				: !strcmp(pol, "rr")	   ? SCHED_RR
+				: !strcmp(pol, "deadline") ? SCHED_DEADLINE
+							   : SCHED_OTHER;
 		l->com.rtprio = num(&l->spec, "rtprio");
+		l->com.dl_runtime_us = num(&l->spec, "dl_runtime_us");
+		l->com.dl_deadline_us = num(&l->spec, "dl_deadline_us");
+		l->com.dl_period_us = num(&l->spec, "dl_period_us");
+		l->com.dl_reclaim = num(&l->spec, "dl_reclaim");
 		parse_cpus(get(&l->spec, "cpus"), &l->com);
 	}
 	// hackbench's parent is the task that forks the children and waits
