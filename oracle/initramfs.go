@@ -187,9 +187,6 @@ func guestLoadArgs(d time.Duration, specs []workload.Resolved) ([]string, error)
 		if !guestKinds[r.Kind] {
 			return nil, fmt.Errorf("workload %s: the guest load runs schbench, hackbench, pipe, hog and cyclictest", r.Kind)
 		}
-		if r.Values["policy"] == "deadline" {
-			return nil, fmt.Errorf("workload %s: policy=deadline: the guest load does not set SCHED_DEADLINE (sched_setattr) yet; it runs normal, fifo and rr", r.Kind)
-		}
 		if r.Values["latency_nice"] != "0" {
 			return nil, fmt.Errorf("workload %s: latency_nice=%s: the guest's kernel has no latency-nice (a patch set, not mainline)", r.Kind, r.Values["latency_nice"])
 		}
@@ -199,9 +196,10 @@ func guestLoadArgs(d time.Duration, specs []workload.Resolved) ([]string, error)
 		args = append(args, r.Kind)
 		var keys []string
 		for k := range r.Values {
-			// dl_* keys only mean something with policy=deadline,
-			// refused above.
-			if !simOnlyKeys[k] && k != "latency_nice" && !strings.HasPrefix(k, "dl_") {
+			// The guest load reads the dl_* keys only with
+			// policy=deadline (sched_setattr), so only then are they
+			// passed.
+			if !simOnlyKeys[k] && k != "latency_nice" && (!strings.HasPrefix(k, "dl_") || r.Values["policy"] == "deadline") {
 				keys = append(keys, k)
 			}
 		}

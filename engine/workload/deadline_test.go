@@ -119,3 +119,15 @@ func TestDeadlineKeysRun(t *testing.T) {
 		t.Errorf("%d hogs of a whole CPU on %d CPUs: %v, want the admission refusal (95%% each)", n, n, err)
 	}
 }
+
+// A deadline workload's affinity is the whole machine: the kernel's
+// sched_setattr refuses a restricted one (EPERM), named by key.
+func TestDeadlineKeysAffinity(t *testing.T) {
+	const dl = "hog:policy=deadline,dl_runtime_us=1000,dl_period_us=10000"
+	if err := Check(dl+",cpus=0-3", 8); err == nil || !strings.Contains(err.Error(), "key cpus") || !strings.Contains(err.Error(), "EPERM") {
+		t.Errorf("cpus=0-3 of 8: %v", err)
+	}
+	if err := Check(dl+",cpus=0-7", 8); err != nil {
+		t.Errorf("cpus=0-7 of 8: %v", err)
+	}
+}

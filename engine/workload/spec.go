@@ -340,6 +340,9 @@ func newBuilder(sp Spec, ncpu int) (*Builder, error) {
 			return nil, fmt.Errorf("workload %q: key cpus: %v", b.text, err)
 		}
 		b.Allowed = m
+		if b.Policy == engine.PolicyDeadline && m.Weight() < ncpu {
+			return nil, fmt.Errorf("workload %q: key cpus: a SCHED_DEADLINE thread's affinity must be every CPU (sched_setattr refuses a restricted one with EPERM: admission is per root domain), not %s", b.text, cl)
+		}
 	}
 	if k.check != nil {
 		if err := k.check(b); err != nil {
