@@ -196,7 +196,10 @@ func guestLoadArgs(d time.Duration, specs []workload.Resolved) ([]string, error)
 		args = append(args, r.Kind)
 		var keys []string
 		for k := range r.Values {
-			if !simOnlyKeys[k] && k != "latency_nice" {
+			// The guest load reads the dl_* keys only with
+			// policy=deadline (sched_setattr), so only then are they
+			// passed.
+			if !simOnlyKeys[k] && k != "latency_nice" && (!strings.HasPrefix(k, "dl_") || r.Values["policy"] == "deadline") {
 				keys = append(keys, k)
 			}
 		}

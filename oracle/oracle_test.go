@@ -450,3 +450,19 @@ func TestSimTakesBeforeBooting(t *testing.T) {
 		}
 	}
 }
+
+// policy=deadline reaches the guest load (sched_setattr) with its
+// dl_* keys, which other policies do not pass.
+func TestGuestLoadArgsDeadline(t *testing.T) {
+	r, err := workload.Resolve("hog:n=2,policy=deadline,dl_runtime_us=1000,dl_period_us=10000,dl_reclaim=1", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, err := guestLoadArgs(1e9, []workload.Resolved{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(args, " "), "1000000000 hog cpus= dl_deadline_us=0 dl_period_us=10000 dl_reclaim=1 dl_runtime_us=1000 n=2 nice=0 place=free policy=deadline rtprio=0 slice_us=0"; got != want {
+		t.Errorf("args %s\nwant %s", got, want)
+	}
+}

@@ -30,7 +30,11 @@ type Result struct {
 	Delayed *engine.DelayedStats `json:"delayed_dequeue,omitempty"`
 	// RT counts the RT class's pushes, pulls and throttling (absent
 	// without SCHED_FIFO/SCHED_RR tasks).
-	RT         *engine.RTStats `json:"rt,omitempty"`
+	RT *engine.RTStats `json:"rt,omitempty"`
+	// DL is the deadline class: its CPU share, bandwidth, pushes, pulls,
+	// throttling and each deadline task's reservation and what it got
+	// (absent when the engine built no deadline class).
+	DL         *engine.DLStats `json:"dl,omitempty"`
 	CPUBusyPct float64         `json:"cpu_busy_pct"`
 	PerCPUBusy []float64       `json:"cpu_busy_pct_per_cpu"`
 	Events     int64           `json:"events"`
@@ -65,6 +69,8 @@ type WorkloadOut struct {
 	Threads []ThreadOut `json:"threads,omitempty"`
 	// RTTasks counts its SCHED_FIFO/SCHED_RR tasks (absent: none).
 	RTTasks int `json:"rt_tasks,omitempty"`
+	// DLTasks counts its SCHED_DEADLINE tasks (absent: none).
+	DLTasks int `json:"dl_tasks,omitempty"`
 }
 
 // ThreadOut is one periodic thread's own latency record, in µs as
@@ -140,16 +146,22 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 		Preset: c.Preset, Machine: sim.Topology().Spec.Name, Seed: c.Seed, Runs: 1,
 		DurationS: dur, Knobs: sim.Knobs().Map(), Events: sim.Events(), SimWallS: round(wallS, 3),
 		Migrations: sim.Migrations(), Balance: sim.Balance(), SharedRunq: sim.SharedRunq(),
-		Hardware: sim.Hardware(), Delayed: sim.Delayed(), RT: sim.RT(),
+		Hardware: sim.Hardware(), Delayed: sim.Delayed(), RT: sim.RT(), DL: sim.DL(),
 	}
 	for i := range r.Hardware.IdleStates {
 		r.Hardware.IdleStates[i].ResidencyPct = round(r.Hardware.IdleStates[i].ResidencyPct, 2)
+	}
+	if d := r.DL; d != nil {
+		d.CPUPct, d.TotalBW, d.LimitBW = round(d.CPUPct, 2), round(d.TotalBW, 4), round(d.LimitBW, 4)
+		for i := range d.Tasks {
+			d.Tasks[i].Reserved, d.Tasks[i].Share = round(d.Tasks[i].Reserved, 4), round(d.Tasks[i].Share, 4)
+		}
 	}
 	if r.Preset == "" {
 		r.Preset = r.Machine
 	}
 	for i, w := range sim.Workloads() {
-		wo := WorkloadOut{Name: w.Name, Kind: w.Kind, Tasks: w.Tasks, WakeupLatencyUS: w.WakeupLatency, RTTasks: w.RTTasks}
+		wo := WorkloadOut{Name: w.Name, Kind: w.Kind, Tasks: w.Tasks, WakeupLatencyUS: w.WakeupLatency, RTTasks: w.RTTasks, DLTasks: w.DLTasks}
 		if w.Kind == "schbench" {
 			wo.WakeupBands = Bands(sim.WakeupHistogram(i))
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -18,9 +19,14 @@ func writeText(w io.Writer, cfg scenario.Config, r *scenario.Result) {
 		r.Preset, r.Machine, r.Seed, r.DurationS, r.Events, r.SimWallS)
 	writeKnobDiff(w, r.Knobs)
 	for _, wl := range r.Workloads {
-		if wl.RTTasks > 0 {
+		switch {
+		case wl.RTTasks > 0 && wl.DLTasks > 0:
+			fmt.Fprintf(w, "\nworkload %s (%d tasks, %d of them SCHED_FIFO/SCHED_RR, %d SCHED_DEADLINE)\n", wl.Name, wl.Tasks, wl.RTTasks, wl.DLTasks)
+		case wl.RTTasks > 0:
 			fmt.Fprintf(w, "\nworkload %s (%d tasks, %d of them SCHED_FIFO/SCHED_RR)\n", wl.Name, wl.Tasks, wl.RTTasks)
-		} else {
+		case wl.DLTasks > 0:
+			fmt.Fprintf(w, "\nworkload %s (%d tasks, %d of them SCHED_DEADLINE)\n", wl.Name, wl.Tasks, wl.DLTasks)
+		default:
 			fmt.Fprintf(w, "\nworkload %s (%d tasks)\n", wl.Name, wl.Tasks)
 		}
 		l := wl.WakeupLatencyUS
@@ -59,6 +65,9 @@ func writeText(w io.Writer, cfg scenario.Config, r *scenario.Result) {
 	if rt := r.RT; rt != nil {
 		fmt.Fprintf(w, "rt class: %.2f%% of CPU time in RT tasks; %d pushes, %d pulls; throttled %d times\n",
 			rt.CPUPct, rt.Pushes, rt.Pulls, rt.Throttles)
+	}
+	if dl := r.DL; dl != nil {
+		writeDL(w, dl, r.Workloads)
 	}
 	b := r.Balance
 	fmt.Fprintf(w, "load balance: %d passes, %d tasks moved, %d active balances; %d context switches\n", b.Calls, b.Moved, b.ActiveBalances, b.CtxSwitches)
@@ -180,4 +189,42 @@ func writeTextMulti(w io.Writer, cfg scenario.Config, rs []*scenario.Result) {
 	row("placed busy %", func(r *scenario.Result) float64 { return r.Search.PlacedBusyPct })
 	row("cpu busy %", func(r *scenario.Result) float64 { return r.CPUBusyPct })
 	tw.Flush()
+}
+
+// writeDL is the deadline class's line, in the rt class line's style,
+// then one line per deadline task: its reservation, the bandwidth that
+// reserves, the share of a CPU it got, its jobs, deadline misses and
+// throttles.
+func writeDL(w io.Writer, dl *engine.DLStats, wls []scenario.WorkloadOut) {
+	limit := "no admission limit (sched_rt_runtime_us -1)"
+	if dl.LimitBW >= 0 {
+		limit = fmt.Sprintf("limit %.2f", dl.LimitBW)
+	}
+	fmt.Fprintf(w, "dl class: %.2f%% of CPU time in deadline tasks; %.2f CPUs reserved, %s; %d pushes, %d pulls; throttled %d times\n",
+		dl.CPUPct, dl.TotalBW, limit, dl.Pushes, dl.Pulls, dl.Throttles)
+	for _, t := range dl.Tasks {
+		reclaim := "off"
+		if t.Reclaim {
+			reclaim = "on"
+		}
+		name := t.Name
+		if len(wls) > 1 && t.Workload >= 0 && t.Workload < len(wls) {
+			name += " (" + wls[t.Workload].Name + ")"
+		}
+		fmt.Fprintf(w, "  %s: runtime/deadline/period %s/%s/%s, reclaim %s; reserved %.1f%%, got %.1f%% of a CPU; %d jobs, %d deadline misses, %d throttles\n",
+			name, dlDuration(t.RuntimeNS), dlDuration(t.DeadlineNS), dlDuration(t.PeriodNS), reclaim,
+			100*t.Reserved, 100*t.Share, t.Jobs, t.Misses, t.Throttles)
+	}
+}
+
+// dlDuration writes a reservation's time in ms when it is whole
+// milliseconds or longer than 10 ms, else in us.
+func dlDuration(ns int64) string {
+	switch {
+	case ns%engine.Millisecond == 0 || ns >= 10*engine.Millisecond:
+		return strconv.FormatFloat(float64(ns)/float64(engine.Millisecond), 'f', -1, 64) + "ms"
+	case ns%engine.Microsecond == 0:
+		return strconv.FormatInt(ns/engine.Microsecond, 10) + "us"
+	}
+	return strconv.FormatFloat(float64(ns)/float64(engine.Microsecond), 'f', -1, 64) + "us"
 }

@@ -142,17 +142,17 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 		k, _ := workload.Lookup(name)
 		fmt.Fprintf(w, "%s — %s\n", name, k.Doc)
 		if name == "rtapp" {
-			fmt.Fprintf(w, "  %-13s default %-8s %s\n", "file", "(none)", "command line only: path of an rt-app JSON file, read and carried as b64=; other keys may follow (rtapp:file=x.json,nice=5,cpus=0-3)")
+			fmt.Fprintf(w, "  %-14s default %-8s %s\n", "file", "(none)", "command line only: path of an rt-app JSON file, read and carried as b64=; other keys may follow (rtapp:file=x.json,nice=5,cpus=0-3)")
 		}
 		if name == "trace" {
-			fmt.Fprintf(w, "  %-13s default %-8s %s\n", "file", "(none)", "command line only: path of a workload made by schedsim import, read and carried as b64= (trace:file=workload.json)")
+			fmt.Fprintf(w, "  %-14s default %-8s %s\n", "file", "(none)", "command line only: path of a workload made by schedsim import, read and carried as b64= (trace:file=workload.json)")
 		}
 		for _, key := range k.AllKeys() {
 			def := key.Default
 			if def == "" {
 				def = "(none)"
 			}
-			fmt.Fprintf(w, "  %-13s default %-8s %s\n", key.Name, def, key.Doc)
+			fmt.Fprintf(w, "  %-14s default %-8s %s\n", key.Name, def, key.Doc)
 		}
 	}
 	return w.Flush()

@@ -38,6 +38,7 @@ func init() {
 	register(&Kind{
 		Name:  "compile",
 		WSSKB: 1024,
+		forks: func(*Builder) string { return "make forks every job's processes" },
 		Doc:   "make -jN kernel build: j jobs in flight, each a sh → gcc → cc1, as; fixdep process chain (fork/exec/exit, parent woken by wait4) with lognormal CPU bursts adding up to work; finite (metric: completion time)",
 		Keys: []Key{
 			{Name: "j", Type: IntKey, Default: "1", Min: 1, Max: 4096, Doc: "parallel jobs (make -j)"},

@@ -37,7 +37,10 @@ import (
 func init() {
 	register(&Kind{
 		Name: "hackbench",
-		Doc:  "rt-tests hackbench / perf bench sched messaging: g groups of f senders × f receivers over socketpairs or pipes; finishes",
+		forks: func(*Builder) string {
+			return "its main task forks the senders and receivers (processes, or threads with T=1)"
+		},
+		Doc: "rt-tests hackbench / perf bench sched messaging: g groups of f senders × f receivers over socketpairs or pipes; finishes",
 		Keys: []Key{
 			{Name: "g", Type: IntKey, Default: "10", Min: 1, Max: 4096, Doc: "groups (-g)"},
 			{Name: "f", Type: IntKey, Default: "20", Min: 1, Max: 1024, Doc: "senders and receivers (fds) per group (-f)"},

@@ -2,7 +2,8 @@
 //
 // rt-app (https://github.com/scheduler-tools/rt-app, doc/tutorial.txt) is
 // the JSON workload format scheduler developers already write. This file
-// accepts the SCHED_OTHER subset of it as the open format for custom
+// accepts the subset of it that the engine models (SCHED_OTHER, SCHED_FIFO,
+// SCHED_RR and SCHED_DEADLINE threads) as the open format for custom
 // workloads: ParseRTApp reads a file, RTAppSpec wraps it into a workload
 // spec "rtapp:b64=<base64url JSON>" that a share link can carry
 // (RTAppFileSpec does both and keeps the parse for the spec), and the
@@ -17,8 +18,8 @@
 // Supported:
 //
 //   - "global": "duration" (seconds, -1 = none; exposed as RTApp.Duration
-//     for the caller to use as the run length), "default_policy" (only
-//     SCHED_OTHER), "calibration" (validated — "CPU<n>" or ns per loop —
+//     for the caller to use as the run length), "default_policy"
+//     (SCHED_OTHER, SCHED_FIFO, SCHED_RR or SCHED_DEADLINE), "calibration" (validated — "CPU<n>" or ns per loop —
 //     and ignored: a "run" event is work at the machine's nominal
 //     single-thread speed, which is what calibration measures), and
 //     "lock_pages", "pi_enabled", "logdir", "log_basename", "log_size",
@@ -31,10 +32,16 @@
 //     named "name" for one instance and "name-0".."name-(N-1)" for more),
 //     "loop" (-1 forever, or N ≥ 1), "priority" or "nice" (the nice value,
 //     -20..19, as rt-app uses priority for SCHED_OTHER), "cpus" (array of
-//     CPU ids: the affinity), "policy" (SCHED_OTHER only), "delay" (µs
-//     before the first loop), "dl-runtime" (µs: the custom slice rt-app
-//     requests for a SCHED_OTHER thread with sched_attr.sched_runtime,
-//     engine.TaskSpec.Slice: era 6.12), and either events directly in the
+//     CPU ids: the affinity), "policy" (SCHED_OTHER, SCHED_FIFO, SCHED_RR,
+//     SCHED_DEADLINE), "delay" (µs before the first loop), "dl-runtime"
+//     (µs: the custom slice rt-app requests for a SCHED_OTHER thread with
+//     sched_attr.sched_runtime, engine.TaskSpec.Slice: era 6.12; for a
+//     SCHED_DEADLINE thread its runtime), "dl-period", "dl-deadline" (µs,
+//     a SCHED_DEADLINE thread's period and relative deadline; missing, the
+//     runtime and the period, as rt-app's parse_sched_data fills them,
+//     with its legacy "runtime"/"period"/"deadline" for what is still 0)
+//     and "dl-reclaim" (true: SCHED_FLAG_RECLAIM, from rt-app's wip/grub
+//     branch), engine.TaskSpec.DL, and either events directly in the
 //     task or "phases": an ordered object of phases, each with "loop"
 //     (default 1, -1 forever), "cpus" (the affinity while the phase runs;
 //     without it the task's: rt-app's set_thread_affinity, a
@@ -43,11 +50,16 @@
 //     over all its phases; without "phases" it counts passes over its
 //     events. Read and ignored: "util_min"/"util_max" (uclamp steers
 //     only frequency and asymmetric-capacity placement, neither
-//     simulated), "dl-period"/"dl-deadline"/"period"/"deadline" (rt-app
-//     gives a SCHED_OTHER thread only the runtime),
+//     simulated), "dl-period"/"dl-deadline"/"period"/"deadline"/
+//     "dl-reclaim" on other policies (rt-app gives a SCHED_OTHER thread
+//     only the runtime), "priority" of a SCHED_DEADLINE thread (rt-app
+//     passes 0),
 //     "nodes_membind"/"membind_nodes" (no memory binding). Phase-level
-//     "policy" must be SCHED_OTHER and phase-level "priority"/"nice" must
-//     equal the task's (the engine cannot renice a running task).
+//     "policy" must be the task's and phase-level "priority"/"nice" must
+//     equal the task's (the engine cannot renice a running task); a
+//     SCHED_DEADLINE task's phases set none of "policy", "priority",
+//     "util_min", "util_max" (rt-app would apply them with a runtime of
+//     0 and exit on EINVAL).
 //   - events, run in file order; as in rt-app, a key is an event when it
 //     starts with the event's name ("run1", "run_long"):
 //     "run" (µs of CPU work: engine.Run, slowed by a busy SMT sibling),
@@ -99,10 +111,11 @@
 // task has a finite loop count the workload is finite: the last thread to
 // exit marks it finished (Sim.AllFinished).
 //
-// Rejected with an error naming the task, phase and field: policies other
-// than SCHED_OTHER (SCHED_FIFO, SCHED_RR, SCHED_DEADLINE: only the fair
-// class is simulated; SCHED_BATCH, SCHED_IDLE: their rules are not
-// modelled), "taskgroup" (no cgroups), the events "mem", "memrun" and
+// Rejected with an error naming the task, phase and field: SCHED_BATCH and
+// SCHED_IDLE (their rules are not modelled), SCHED_DEADLINE parameters
+// sched_setattr refuses (no runtime, runtime < 1024 ns, not runtime <=
+// deadline <= period), a SCHED_DEADLINE thread that forks or a fork of a
+// SCHED_DEADLINE task, "taskgroup" (no cgroups), the events "mem", "memrun" and
 // "iorun" (no memory or I/O model), "yield" on an era without a modelled
 // sched_yield (2.6-o1), per-phase nice or slice changes, rt-app's old
 // task grammar ("exec", "lock_order", "resources", which current rt-app
@@ -154,14 +167,36 @@ const (
 func init() {
 	register(&Kind{
 		Name: "rtapp",
-		Doc:  "an rt-app JSON workload (SCHED_OTHER subset: run/runtime/sleep/timer, resume/suspend, signal/broad/wait/sync, barrier, lock/unlock); build the spec with RTAppSpec",
+		Doc:  "an rt-app JSON workload (SCHED_OTHER, SCHED_FIFO/RR and SCHED_DEADLINE threads; run/runtime/sleep/timer, resume/suspend, signal/broad/wait/sync, barrier, lock/unlock); build the spec with RTAppSpec",
 		Keys: []Key{
 			{Name: "b64", Type: TextKey, Default: "", Doc: "the rt-app JSON file, base64url-encoded (required; on the command line file= fills it)"},
 		},
 		build: buildRTApp,
 		check: func(b *Builder) error {
-			_, err := parseRTAppB64(b.Str("b64"))
-			return err
+			app, err := parseRTAppB64(b.Str("b64"))
+			if err != nil {
+				return err
+			}
+			if b.Policy == engine.PolicyNormal {
+				return nil
+			}
+			for i := range app.Tasks {
+				t := &app.Tasks[i]
+				if t.policyUnder(b.Policy) == b.Policy && t.Slice > 0 {
+					return place{task: t.Name}.errf(t.line, "dl-runtime: asks for a SCHED_OTHER custom slice, but the task names no policy, so the spec's policy=%s applies; set \"policy\" in the file", b.Policy)
+				}
+			}
+			return nil
+		},
+		forks: func(b *Builder) string {
+			app, err := parseRTAppB64(b.Str("b64"))
+			if err != nil {
+				return ""
+			}
+			if err := app.deadlineForks(b.Policy); err != nil {
+				return strings.TrimPrefix(err.Error(), "rtapp: ")
+			}
+			return ""
 		},
 	})
 }
@@ -200,6 +235,11 @@ type RTAppTask struct {
 	// rt-app passes it to a SCHED_OTHER thread as sched_attr.sched_runtime,
 	// which Linux 6.12 makes the task's slice (engine.TaskSpec.Slice).
 	Slice int64
+	// DL is a SCHED_DEADLINE task's reservation: "dl-runtime",
+	// "dl-period", "dl-deadline" (µs; rt-app's defaults filled in, so
+	// all three are set) and "dl-reclaim" (SCHED_FLAG_RECLAIM). Zero for
+	// the other policies.
+	DL engine.DLParams
 	// Forked: some "fork" event creates threads of this task at run time
 	// (besides its Instances created at start).
 	Forked bool

@@ -323,9 +323,10 @@ func (app *RTApp) build(b *Builder) (*rtWorld, error) {
 		if t.HasPolicy || t.Policy != engine.PolicyNormal {
 			// The file's policy (or its default_policy) wins over the
 			// spec's policy= key, as the nice does.
-			ts.Policy, ts.RTPrio = t.Policy, t.RTPrio
+			ts.Policy, ts.RTPrio, ts.DL = t.Policy, t.RTPrio, t.DL
 			if t.Policy != engine.PolicyNormal {
-				ts.Nice = 0
+				// The spec's nice and slice are a fair thread's.
+				ts.Nice, ts.Slice = 0, 0
 			}
 		}
 		if t.Slice > 0 {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"schedplay/engine"
+	"schedplay/engine/knob"
 	"schedplay/engine/machine"
 )
 
@@ -93,7 +94,10 @@ func rtappCorpus(t *testing.T, dir string) []rtappUnit {
 
 // rtappVerdict reads u as the page does (one file, or the files merged),
 // checks the spec a run carries and runs it for 20 ms on an 8-CPU
-// machine of the default era: "loaded", or "refused: <error>".
+// machine of the default era: "loaded", or "refused: <error>". A file
+// that asks for a SCHED_OTHER custom slice ("dl-runtime", which
+// sched_setattr takes from Linux 6.12) runs in era 6.12 instead, the only
+// one with per-task slices: "loaded in era 6.12 (custom slices)".
 func rtappVerdict(t *testing.T, u rtappUnit) (string, bool) {
 	t.Helper()
 	var spec string
@@ -109,11 +113,28 @@ func rtappVerdict(t *testing.T, u rtappUnit) (string, bool) {
 	if err == nil {
 		err = Check(spec, 8)
 	}
+	slices := false
 	if err == nil {
-		s := rtSim(t, small(t, 1, 8, 1, 8, machine.Contiguous), false)
+		app, _ := ParseRTAppSpec(spec)
+		for i := range app.Tasks {
+			slices = slices || app.Tasks[i].Slice > 0
+		}
+		k := knob.Defaults()
+		if slices {
+			if err := k.Set("era", "6.12"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s, serr := engine.New(engine.Config{Machine: small(t, 1, 8, 1, 8, machine.Contiguous), Knobs: k, Seed: 1})
+		if serr != nil {
+			t.Fatal(serr)
+		}
 		if _, err = Add(s, spec, ""); err == nil {
 			s.RunUntil(20 * engine.Millisecond)
 		}
+	}
+	if err == nil && slices {
+		return "loaded in era 6.12 (custom slices)", true
 	}
 	if err == nil {
 		return "loaded", true
@@ -164,6 +185,20 @@ func TestRTAppHeadManifest(t *testing.T) {
 	}
 	checkRTAppManifest(t, dir, "testdata/rtapp-head-manifest.txt",
 		"rt-app HEAD doc/ (github.com/scheduler-tools/rt-app 55cb0c0)", false)
+}
+
+// TestRTAppGrubManifest is the same for the doc/ of rt-app's wip/grub
+// branch (github.com/scheduler-tools/rt-app 27131c5, Juri Lelli's
+// SCHED_DEADLINE bandwidth-reclaiming examples, deadline*.json; not on CI
+// machines: point SCHEDPLAY_RTAPP_GRUB_DOC at an extracted doc/, e.g.
+// git -C rt-app archive wip/grub doc | tar -x -C /tmp/rtapp-grub).
+func TestRTAppGrubManifest(t *testing.T) {
+	dir := os.Getenv("SCHEDPLAY_RTAPP_GRUB_DOC")
+	if dir == "" {
+		t.Skip("SCHEDPLAY_RTAPP_GRUB_DOC is not set")
+	}
+	checkRTAppManifest(t, dir, "testdata/rtapp-grub-manifest.txt",
+		"rt-app wip/grub doc/ (github.com/scheduler-tools/rt-app 27131c5)", false)
 }
 
 func checkRTAppManifest(t *testing.T, dir, manifest, title string, required bool) {

@@ -159,7 +159,50 @@ func parseRTAppRoot(root *jNode) (*RTApp, error) {
 	if err := app.checkForks(); err != nil {
 		return nil, err
 	}
+	if err := app.deadlineForks(engine.PolicyNormal); err != nil {
+		return nil, err
+	}
 	return app, nil
+}
+
+// policyUnder is the policy t's threads run with when the spec's policy=
+// is spec: the file's (its "policy" or default_policy), else the spec's.
+func (t *RTAppTask) policyUnder(spec engine.Policy) engine.Policy {
+	if t.HasPolicy || t.Policy != engine.PolicyNormal {
+		return t.Policy
+	}
+	return spec
+}
+
+// deadlineForks refuses the fork events that SCHED_DEADLINE threads
+// cannot do, the spec's policy= being spec: a SCHED_DEADLINE thread that
+// forks (rt-app's create_thread: pthread_create fails, sched_fork returns
+// EAGAIN), and a fork of a SCHED_DEADLINE task (in rt-app the new thread
+// sets its policy once it runs; the engine creates a forked thread from
+// its forker with its policy, and refuses a SCHED_DEADLINE child).
+func (app *RTApp) deadlineForks(spec engine.Policy) error {
+	byName := map[string]*RTAppTask{}
+	for i := range app.Tasks {
+		byName[app.Tasks[i].Name] = &app.Tasks[i]
+	}
+	for i := range app.Tasks {
+		t := &app.Tasks[i]
+		for _, ph := range t.Phases {
+			for _, e := range ph.Events {
+				if e.Kind != "fork" {
+					continue
+				}
+				p := place{task: t.Name, phase: ph.Name}
+				if t.policyUnder(spec) == engine.PolicyDeadline {
+					return p.errf(e.line, "event %q: a SCHED_DEADLINE thread cannot fork (pthread_create fails: sched_fork returns EAGAIN)", e.Key)
+				}
+				if c := byName[e.Ref]; c != nil && c.policyUnder(spec) == engine.PolicyDeadline {
+					return p.errf(e.line, "event %q: task %q is SCHED_DEADLINE, and forking one is not modelled (the engine creates a forked thread with its policy from the forker; in rt-app it takes the policy once it runs)", e.Key, e.Ref)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // RTAppIgnoredGlobals are the "global" keys accepted and ignored.
@@ -239,8 +282,9 @@ func namedSuspends(app *RTApp, threads map[string]*RTAppTask) map[string]bool {
 	return named
 }
 
-// checkPolicy reads a policy name: SCHED_OTHER, SCHED_FIFO and SCHED_RR
-// are modelled (the fair and RT classes); the others are refused by name.
+// checkPolicy reads a policy name: SCHED_OTHER, SCHED_FIFO, SCHED_RR and
+// SCHED_DEADLINE are modelled (the fair, RT and deadline classes); the
+// others are refused by name.
 func checkPolicy(n *jNode) (engine.Policy, error) {
 	if n.kind != jString {
 		return 0, fmt.Errorf("must be a string, got %s", n.kindName())
@@ -253,13 +297,13 @@ func checkPolicy(n *jNode) (engine.Policy, error) {
 	case "SCHED_RR":
 		return engine.PolicyRR, nil
 	case "SCHED_DEADLINE":
-		return 0, fmt.Errorf("%q is not supported: the deadline class is not modelled yet (SCHED_OTHER, SCHED_FIFO and SCHED_RR are)", n.str)
+		return engine.PolicyDeadline, nil
 	case "SCHED_BATCH", "SCHED_IDLE":
 		return 0, fmt.Errorf("%q is not supported: the fair class's %s rules (%s) are not modelled (use SCHED_OTHER)", n.str, n.str, map[string]string{
 			"SCHED_BATCH": "no wakeup preemption by a batch task, no buddies",
 			"SCHED_IDLE":  "minimal weight, preempted by any other fair task"}[n.str])
 	}
-	return 0, fmt.Errorf("%q is not a policy (rt-app knows SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE; SCHED_OTHER, SCHED_FIFO and SCHED_RR are supported)", n.str)
+	return 0, fmt.Errorf("%q is not a policy (rt-app knows SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE; SCHED_OTHER, SCHED_FIFO, SCHED_RR and SCHED_DEADLINE are supported)", n.str)
 }
 
 // rejectedKey returns why a task or phase key is refused, or "".
@@ -292,7 +336,7 @@ func checkUclamp(f *jField) error {
 	return nil
 }
 
-const rtappTaskFields = "instance, loop, delay, priority, nice, policy, cpus, phases, dl-runtime (the custom slice); ignored: util_min, util_max, dl-period, dl-deadline, period, deadline, nodes_membind, membind_nodes"
+const rtappTaskFields = "instance, loop, delay, priority, nice, policy, cpus, phases, dl-runtime (SCHED_DEADLINE's runtime, else the custom slice), dl-period, dl-deadline, dl-reclaim, period, deadline (SCHED_DEADLINE only); ignored: util_min, util_max, nodes_membind, membind_nodes"
 const rtappPhaseFields = "loop, policy, priority, nice, cpus; ignored: util_min, util_max, nodes_membind, membind_nodes"
 
 func parseTask(name string, line int, n *jNode, def engine.Policy) (RTAppTask, error) {
@@ -316,6 +360,7 @@ func parseTask(name string, line int, n *jNode, def engine.Policy) (RTAppTask, e
 	var loop *jField
 	var direct []*jField // events written directly in the task
 	var prio, nice *jField
+	var dl rtappDLFields
 	for i := range n.fields {
 		f := &n.fields[i]
 		switch f.key {
@@ -325,12 +370,23 @@ func parseTask(name string, line int, n *jNode, def engine.Policy) (RTAppTask, e
 				return t, p.errf(f.line, "dl-runtime: must be an integer 0..%d (µs)", rtappMaxUS)
 			}
 			t.Slice = v * engine.Microsecond
+			dl.runtime = f
 		case "dl-period", "dl-deadline", "period", "deadline":
 			// rt-app hands a SCHED_OTHER thread only the runtime
-			// (__set_thread_sched_other_attrs: sched_runtime).
-			if v, err := f.val.integer(); err != nil || v < 0 {
-				return t, p.errf(f.line, "%s: must be a non-negative integer (µs)", f.key)
+			// (__set_thread_sched_other_attrs: sched_runtime); a
+			// SCHED_DEADLINE thread gets them all (dlParams).
+			if v, err := f.val.integer(); err != nil || v < 0 || v > rtappMaxUS {
+				return t, p.errf(f.line, "%s: must be an integer 0..%d (µs)", f.key, rtappMaxUS)
 			}
+			*map[string]**jField{"dl-period": &dl.period, "dl-deadline": &dl.deadline, "period": &dl.oldPeriod, "deadline": &dl.oldDeadline}[f.key] = f
+		case "dl-reclaim":
+			// rt-app's wip/grub branch (commit 301dac2, "add support for
+			// SCHED_DEADLINE bandwidth reclaiming"): parse_thread_data
+			// reads a boolean and sets SCHED_FLAG_RECLAIM with it.
+			if f.val.kind != jBool {
+				return t, p.errf(f.line, "dl-reclaim: must be true or false, got %s", f.val.kindName())
+			}
+			t.DL.Reclaim = f.val.b
 		case "util_min", "util_max":
 			if err := checkUclamp(f); err != nil {
 				return t, p.errf(f.line, "%v", err)
@@ -374,12 +430,35 @@ func parseTask(name string, line int, n *jNode, def engine.Policy) (RTAppTask, e
 			}
 			if _, _, ok := eventKind(f.key); ok {
 				direct = append(direct, f)
+				if f.key == "runtime" {
+					dl.oldRuntime = f
+				}
 				continue
 			}
 			return t, p.errf(f.line, "unknown field %q (task fields: %s; events: %s)", f.key, rtappTaskFields, rtappSupportedEvents)
 		}
 	}
-	if t.Policy != engine.PolicyNormal {
+	if t.Policy == engine.PolicyDeadline {
+		if err := dl.params(p, &t); err != nil {
+			return t, err
+		}
+		// parse_sched_data reads "priority" (an integer, default 0) but
+		// __sched_priority hands a SCHED_DEADLINE thread 0; rt-app
+		// reads no "nice".
+		if prio != nil {
+			if _, err := prio.val.integer(); err != nil {
+				return t, p.errf(prio.line, "priority: must be an integer (ignored under SCHED_DEADLINE)")
+			}
+		}
+		if nice != nil {
+			return t, p.errf(nice.line, "nice: a SCHED_DEADLINE task has no nice value (its reservation is dl-runtime, dl-period, dl-deadline)")
+		}
+		t.Slice = 0
+		prio, nice = nil, nil
+	} else {
+		t.DL = engine.DLParams{}
+	}
+	if t.Policy == engine.PolicyFIFO || t.Policy == engine.PolicyRR {
 		// parse_sched_data: "priority" is the rt_priority (default
 		// DEFAULT_THREAD_PRIORITY, 10); a SCHED_FIFO/RR thread has no
 		// nice, and rt-app does not hand it the dl-runtime.
@@ -469,6 +548,16 @@ func parsePhase(t *RTAppTask, name string, line int, n *jNode) (RTAppPhase, erro
 	for i := range n.fields {
 		f := &n.fields[i]
 		switch f.key {
+		case "policy", "priority", "util_min", "util_max":
+			if t.Policy == engine.PolicyDeadline {
+				// parse_sched_data gives the phase scheduling data of its
+				// own, which set_thread_param applies when the phase
+				// starts (_set_thread_deadline, with the phase's runtime:
+				// 0); sched_setattr refuses it (EINVAL) and rt-app exits.
+				return ph, p.errf(f.line, "field %q: a SCHED_DEADLINE task's phase cannot set scheduling parameters (rt-app would call sched_setattr with the phase's runtime, 0, and exit on EINVAL); set them on the task", f.key)
+			}
+		}
+		switch f.key {
 		case "loop":
 			v, err := parseLoop(f.val)
 			if err != nil {
@@ -484,6 +573,9 @@ func parsePhase(t *RTAppTask, name string, line int, n *jNode) (RTAppPhase, erro
 				return ph, p.errf(f.line, "policy: changing the policy per phase (%s to %s) is not supported: the engine cannot change a running task's class; set \"policy\" on the task", rtappPolicyName(t.Policy), rtappPolicyName(pol))
 			}
 		case "priority", "nice":
+			if t.Policy == engine.PolicyDeadline {
+				return ph, p.errf(f.line, "nice: a SCHED_DEADLINE task has no nice value")
+			}
 			if t.Policy != engine.PolicyNormal {
 				v, err := f.val.integer()
 				if err != nil || f.key != "priority" || int(v) != t.RTPrio {
@@ -529,6 +621,86 @@ func parsePhase(t *RTAppTask, name string, line int, n *jNode) (RTAppPhase, erro
 		return ph, p.errf(line, "no events (supported events: %s)", rtappSupportedEvents)
 	}
 	return ph, nil
+}
+
+// rtappDLFields are a task's fields that make a SCHED_DEADLINE
+// reservation: "dl-runtime", "dl-period", "dl-deadline" and, from rt-app's
+// legacy grammar, "runtime" (a runtime event written in the task),
+// "period" and "deadline".
+type rtappDLFields struct {
+	runtime, period, deadline          *jField
+	oldRuntime, oldPeriod, oldDeadline *jField
+}
+
+// dlValue is one deadline parameter as rt-app resolves it: µs, and the
+// field it came from ("" when it is 0 from no field), for errors.
+type dlValue struct {
+	us   int64
+	from *jField
+}
+
+// or is v, else (when v is 0) the field f's value, else def.
+func (v dlValue) or(f *jField, def dlValue) dlValue {
+	if v.us != 0 {
+		return v
+	}
+	if f == nil {
+		return def
+	}
+	x, _ := f.val.integer()
+	return dlValue{x, f}
+}
+
+// params sets t.DL as rt-app's parse_sched_data (src/rt-app_parse_config.c
+// at HEAD, 55cb0c0) reads a thread's deadline parameters: dl-runtime
+// (default 0), dl-period (default the runtime), dl-deadline (default the
+// period); then, for the thread object, the legacy "runtime", "period"
+// (default the runtime) and "deadline" (default the period) fill those
+// still 0; all µs, then ns. So with a dl-runtime, a missing dl-period is
+// the runtime (a 100% reservation) and a missing dl-deadline the period.
+// (The wip/grub branch's parse_thread_data, 301dac2, has the same
+// defaults but consults the legacy "period"/"deadline" whenever dl-period
+// or dl-deadline is missing; HEAD's reading is the one modelled.) rt-app
+// hands the three to sched_setattr, so they must pass __checkparam_dl
+// (runtime >= 1024 ns, runtime <= deadline <= period), else rt-app exits
+// on EINVAL: refused here, naming the field the value came from.
+func (dl *rtappDLFields) params(p place, t *RTAppTask) error {
+	runtime := dlValue{}.or(dl.runtime, dlValue{})
+	period := dlValue{}.or(dl.period, runtime)
+	deadline := dlValue{}.or(dl.deadline, period)
+	if runtime.us == 0 && dl.oldRuntime != nil {
+		runtime = runtime.or(dl.oldRuntime, runtime)
+	}
+	period = period.or(dl.oldPeriod, runtime)
+	deadline = deadline.or(dl.oldDeadline, period)
+	name := func(v dlValue) (string, int) {
+		if v.from == nil {
+			return "dl-runtime", 0
+		}
+		return v.from.key, v.from.line
+	}
+	switch {
+	case runtime.us <= 0:
+		_, line := name(runtime)
+		return p.errf(line, "dl-runtime: a SCHED_DEADLINE task needs a runtime (µs, at least 2): rt-app would hand sched_setattr a runtime of 0, which it refuses (EINVAL)")
+	case runtime.us*engine.Microsecond < dlMinRuntimeNS:
+		key, line := name(runtime)
+		return p.errf(line, "%s: %d µs is below the kernel's minimum SCHED_DEADLINE runtime of 1024 ns (1 << DL_SCALE): at least 2", key, runtime.us)
+	case deadline.us < runtime.us:
+		key, line := name(deadline)
+		return p.errf(line, "%s: the deadline, %d µs, is shorter than the runtime, %d µs (sched_setattr needs runtime <= deadline <= period: EINVAL)", key, deadline.us, runtime.us)
+	case period.us < deadline.us:
+		key, line := name(deadline)
+		why := ""
+		if period.from == runtime.from {
+			why = "; without dl-period rt-app takes the runtime as the period"
+		}
+		return p.errf(line, "%s: the deadline, %d µs, is longer than the period, %d µs (sched_setattr needs runtime <= deadline <= period: EINVAL%s)", key, deadline.us, period.us, why)
+	}
+	t.DL.Runtime = runtime.us * engine.Microsecond
+	t.DL.Period = period.us * engine.Microsecond
+	t.DL.Deadline = deadline.us * engine.Microsecond
+	return nil
 }
 
 func parseLoop(n *jNode) (int64, error) {
@@ -1019,5 +1191,5 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // rtappPolicyName is rt-app's name of a policy.
 func rtappPolicyName(p engine.Policy) string {
-	return map[engine.Policy]string{engine.PolicyNormal: "SCHED_OTHER", engine.PolicyFIFO: "SCHED_FIFO", engine.PolicyRR: "SCHED_RR"}[p]
+	return map[engine.Policy]string{engine.PolicyNormal: "SCHED_OTHER", engine.PolicyFIFO: "SCHED_FIFO", engine.PolicyRR: "SCHED_RR", engine.PolicyDeadline: "SCHED_DEADLINE"}[p]
 }

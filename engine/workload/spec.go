@@ -129,6 +129,12 @@ type Kind struct {
 	// check, when set, validates what the keys cannot say on their own
 	// (an rt-app file's contents) before anything is built.
 	check func(b *Builder) error
+	// forks, when set, says why this spec's tasks fork at run time (""
+	// when they do not): a SCHED_DEADLINE task cannot fork (sched_fork
+	// returns EAGAIN without SCHED_FLAG_RESET_ON_FORK, which is not
+	// modelled) and the engine creates a forked task from its parent, so
+	// such a spec refuses policy=deadline.
+	forks func(b *Builder) string
 	// WSSKB is the kind's default hot working set per thread (KiB) when
 	// the spec has no wss_kb (0: defaultWSSKB).
 	WSSKB int64
@@ -174,10 +180,26 @@ var commonKeys = []Key{
 	{Name: "cpus", Type: CPUListKey, Default: "", Doc: "CPU affinity as a cpulist (e.g. 0-21,44-65); default all CPUs"},
 	{Name: "smt_pressure", Type: IntKey, Default: "100", Min: 10, Max: 400, Doc: "how hard each thread presses on a shared SMT core, % of the preset's nominal loop"},
 	{Name: "slice_us", Type: IntKey, Default: "0", Min: 0, Max: 100000, Doc: "EEVDF slice each thread asks for with sched_setattr (sched_runtime; era 6.12 only, clamped to 100-100000 as the kernel does); 0: the base slice"},
-	{Name: "policy", Type: EnumKey, Default: "normal", Values: []string{"normal", "fifo", "rr"}, Doc: "scheduling policy of every thread: normal (SCHED_OTHER), fifo (SCHED_FIFO) or rr (SCHED_RR); fifo and rr need rtprio"},
-	{Name: "rtprio", Type: IntKey, Default: "0", Min: 0, Max: 99, Doc: "rt_priority of every thread, 1-99 with policy fifo or rr (sched_setscheduler); 0 with normal"},
+	{Name: "policy", Type: EnumKey, Default: "normal", Values: []string{"normal", "fifo", "rr", "deadline"}, Doc: "scheduling policy of every thread: normal (SCHED_OTHER), fifo (SCHED_FIFO), rr (SCHED_RR) or deadline (SCHED_DEADLINE); fifo and rr need rtprio, deadline needs dl_runtime_us and dl_period_us or dl_deadline_us"},
+	{Name: "rtprio", Type: IntKey, Default: "0", Min: 0, Max: 99, Doc: "rt_priority of every thread, 1-99 with policy fifo or rr (sched_setscheduler); 0 with normal and deadline"},
+	{Name: "dl_runtime_us", Type: IntKey, Default: "0", Min: 0, Max: dlMaxUS, Doc: "SCHED_DEADLINE runtime of every thread, µs (sched_attr.sched_runtime; policy=deadline only, at least 2: the kernel refuses less than 1024 ns)"},
+	{Name: "dl_deadline_us", Type: IntKey, Default: "0", Min: 0, Max: dlMaxUS, Doc: "SCHED_DEADLINE relative deadline, µs (sched_deadline; policy=deadline only); 0: the period"},
+	{Name: "dl_period_us", Type: IntKey, Default: "0", Min: 0, Max: dlMaxUS, Doc: "SCHED_DEADLINE period, µs (sched_period; policy=deadline only); 0: the deadline, as the kernel reads sched_period 0"},
+	{Name: "dl_reclaim", Type: IntKey, Default: "0", Min: 0, Max: 1, Doc: "1: SCHED_FLAG_RECLAIM, the thread may use bandwidth no deadline task is using (GRUB; policy=deadline only)"},
 	{Name: "wss_kb", Type: IntKey, Default: "16", Min: 0, Max: 1 << 20, Doc: "hot working set per thread, KiB: what a migration has to refill (default per kind: 16, mprime 4096, compile 1024)"},
 }
+
+// dlKeys are the common keys of a SCHED_DEADLINE reservation.
+var dlKeys = []string{"dl_runtime_us", "dl_deadline_us", "dl_period_us", "dl_reclaim"}
+
+// dlMaxUS bounds the dl_*_us keys (about 12.7 days; the kernel takes any
+// u64 below 2^63 ns, and v5.10's sched_deadline_period_max_us, which the
+// engine applies where its era has it, is 4.2 s by default).
+const dlMaxUS = 1 << 40
+
+// dlMinRuntimeNS is the smallest runtime sched_setattr takes: 1 << DL_SCALE
+// ns (__checkparam_dl, kernel/sched/deadline.c).
+const dlMinRuntimeNS = 1 << 10
 
 var registry = map[string]*Kind{}
 
@@ -215,7 +237,8 @@ type Builder struct {
 	SliceNS  int64        // sched_setattr slice per thread (0: base slice)
 	Policy   engine.Policy
 	RTPrio   int
-	mm       int // the workload's address space, for ThreadSpec
+	DL       engine.DLParams // the SCHED_DEADLINE reservation of every thread (policy=deadline)
+	mm       int             // the workload's address space, for ThreadSpec
 	// afterSpawn, when set (AddSpecEach), runs after every task the
 	// builder creates; its error stops the build.
 	afterSpawn func() error
@@ -291,14 +314,22 @@ func newBuilder(sp Spec, ncpu int) (*Builder, error) {
 		b.Policy = engine.PolicyFIFO
 	case "rr":
 		b.Policy = engine.PolicyRR
+	case "deadline":
+		b.Policy = engine.PolicyDeadline
 	}
+	rt := b.Policy == engine.PolicyFIFO || b.Policy == engine.PolicyRR
 	switch {
 	case b.Policy == engine.PolicyNormal && b.RTPrio != 0:
 		return nil, fmt.Errorf("workload %q: key rtprio: %d needs policy=fifo or policy=rr (SCHED_OTHER's rt priority is 0)", b.text, b.RTPrio)
-	case b.Policy != engine.PolicyNormal && b.RTPrio == 0:
+	case b.Policy == engine.PolicyDeadline && b.RTPrio != 0:
+		return nil, fmt.Errorf("workload %q: key rtprio: must be 0 with policy=deadline (sched_setattr refuses a SCHED_DEADLINE sched_priority other than 0; the reservation is dl_runtime_us/dl_deadline_us/dl_period_us)", b.text)
+	case rt && b.RTPrio == 0:
 		return nil, fmt.Errorf("workload %q: key policy: %s needs rtprio=1..99", b.text, b.Policy)
 	case b.Policy != engine.PolicyNormal && b.SliceNS != 0:
-		return nil, fmt.Errorf("workload %q: key slice_us: a fair thread's request; policy %s has none", b.text, b.Policy)
+		return nil, fmt.Errorf("workload %q: key slice_us: a fair thread's request; policy %s has none (must be 0)", b.text, b.Policy)
+	}
+	if err := b.deadlineParams(); err != nil {
+		return nil, err
 	}
 	if !b.Has("wss_kb") && k.WSSKB > 0 {
 		b.WSSKB = k.WSSKB
@@ -309,13 +340,67 @@ func newBuilder(sp Spec, ncpu int) (*Builder, error) {
 			return nil, fmt.Errorf("workload %q: key cpus: %v", b.text, err)
 		}
 		b.Allowed = m
+		if b.Policy == engine.PolicyDeadline && m.Weight() < ncpu {
+			return nil, fmt.Errorf("workload %q: key cpus: a SCHED_DEADLINE thread's affinity must be every CPU (sched_setattr refuses a restricted one with EPERM: admission is per root domain), not %s", b.text, cl)
+		}
 	}
 	if k.check != nil {
 		if err := k.check(b); err != nil {
 			return nil, fmt.Errorf("workload %q: %v", b.text, err)
 		}
 	}
+	if b.Policy == engine.PolicyDeadline && k.forks != nil {
+		if why := k.forks(b); why != "" {
+			return nil, fmt.Errorf("workload %q: key policy: deadline is not possible for %s: %s, and a SCHED_DEADLINE task cannot fork or be forked here (sched_fork: EAGAIN)", b.text, k.Name, why)
+		}
+	}
 	return b, nil
+}
+
+// deadlineParams reads the dl_* keys into b.DL: policy=deadline needs
+// dl_runtime_us and one of dl_deadline_us/dl_period_us, and the three
+// must satisfy __checkparam_dl (kernel/sched/deadline.c): runtime at
+// least 1024 ns, runtime <= deadline <= period, a zero deadline or
+// period being the other one. Other policies take no dl_* key. The
+// engine checks the same again, and admission control (the bandwidth
+// left) when each thread is created.
+func (b *Builder) deadlineParams() error {
+	if b.Policy != engine.PolicyDeadline {
+		for _, k := range dlKeys {
+			if b.Has(k) {
+				return fmt.Errorf("workload %q: key %s: a SCHED_DEADLINE reservation's; it needs policy=deadline (policy is %s)", b.text, k, b.Policy)
+			}
+		}
+		return nil
+	}
+	rt, dl, per := b.Int("dl_runtime_us"), b.Int("dl_deadline_us"), b.Int("dl_period_us")
+	switch {
+	case rt == 0:
+		return fmt.Errorf("workload %q: key dl_runtime_us: policy=deadline needs a runtime (allowed: an integer 2..%d, µs)", b.text, int64(dlMaxUS))
+	case rt*engine.Microsecond < dlMinRuntimeNS:
+		return fmt.Errorf("workload %q: key dl_runtime_us: %d µs is below the kernel's minimum SCHED_DEADLINE runtime of 1024 ns (1 << DL_SCALE): at least 2", b.text, rt)
+	case dl == 0 && per == 0:
+		return fmt.Errorf("workload %q: key dl_period_us: policy=deadline needs dl_period_us or dl_deadline_us (µs; one given alone is both)", b.text)
+	}
+	effDL, effPer := dl, per
+	if effDL == 0 {
+		effDL = per
+	}
+	if effPer == 0 {
+		effPer = dl
+	}
+	switch {
+	case rt > effDL:
+		key := "dl_deadline_us"
+		if dl == 0 {
+			key = "dl_period_us"
+		}
+		return fmt.Errorf("workload %q: key %s: %d µs is shorter than dl_runtime_us %d µs (SCHED_DEADLINE needs runtime <= deadline <= period)", b.text, key, effDL, rt)
+	case effDL > effPer:
+		return fmt.Errorf("workload %q: key dl_deadline_us: %d µs is longer than dl_period_us %d µs (SCHED_DEADLINE needs runtime <= deadline <= period)", b.text, effDL, effPer)
+	}
+	b.DL = engine.DLParams{Runtime: rt * engine.Microsecond, Deadline: dl * engine.Microsecond, Period: per * engine.Microsecond, Reclaim: b.Int("dl_reclaim") == 1}
+	return nil
 }
 
 // shorten keeps error messages readable when a value is long (an rt-app
@@ -414,7 +499,7 @@ func (b *Builder) TaskSpec(name string, prog engine.Program) engine.TaskSpec {
 	return engine.TaskSpec{
 		Name: name, Nice: b.Nice, LatencyNice: b.LatNice, Allowed: b.Allowed,
 		Program: prog, SMTPressure: b.Pressure, ParentCPU: b.parentCPU(),
-		WorkingSetKB: b.WSSKB, Slice: b.SliceNS, Policy: b.Policy, RTPrio: b.RTPrio,
+		WorkingSetKB: b.WSSKB, Slice: b.SliceNS, Policy: b.Policy, RTPrio: b.RTPrio, DL: b.DL,
 	}
 }
 

@@ -103,6 +103,18 @@ func init() {
 			_, err := decodeTraceB64(b.Str("b64"))
 			return err
 		},
+		forks: func(b *Builder) string {
+			f, err := decodeTraceB64(b.Str("b64"))
+			if err != nil {
+				return ""
+			}
+			for i := range f.Tasks {
+				if f.Tasks[i].Parent != nil {
+					return fmt.Sprintf("the trace's task %d is forked by task %d", i, *f.Tasks[i].Parent)
+				}
+			}
+			return ""
+		},
 	})
 }
 
