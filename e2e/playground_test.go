@@ -493,22 +493,19 @@ func TestPlayground(t *testing.T) {
 
 	t.Run("g2_dl_workload", func(t *testing.T) {
 		p := p.with(t)
-		// SCHED_DEADLINE cyclictest threads (200 µs every 1 ms) beside a
+		// A SCHED_DEADLINE pipe (200 µs every 1 ms per process) beside a
 		// fair schbench: the legend tags the deadline workload and has
 		// the deadline mark, the decision panel explains the wakeups by
 		// select_task_rq_dl, the results list the deadline tasks.
-		p.setHash("#era=6.6&w=cyclictest:t=4,policy=deadline,dl_runtime=200,dl_period=1000&w=schbench:m=1,t=2")
+		p.setHash("#era=6.6&w=pipe:l=100000,policy=deadline,dl_runtime_us=200,dl_period_us=1000&w=schbench:m=1,t=2")
 		p.waitFor("the deadline link to build or be refused", `sim.state().building === null &&
 			(sim.state().error !== "" || (sim.state().workloads || []).length === 2)`, 30*time.Second)
 		if e := p.state().Error; e != "" {
-			if strings.Contains(e, "deadline") || strings.Contains(e, "dl_") {
-				t.Skipf("the workload specs take no deadline keys yet: %s", e)
-			}
 			t.Fatalf("the deadline link: %s", e)
 		}
 		p.do("resume", chromedp.Evaluate[chromedp.Void](`sim.pause(false)`))
 		p.waitFor("the legend's deadline entries", `(() => { const l = sim.state().legend || []; return l.includes("framed, corner: deadline task") &&
-			l.some((x) => x.startsWith("cyclictest") && x.endsWith("[DL]")) && !l.includes("framed: RT task (FIFO/RR)"); })()`, 30*time.Second)
+			l.some((x) => x.startsWith("pipe") && x.endsWith("[DL]")) && !l.includes("framed: RT task (FIFO/RR)"); })()`, 30*time.Second)
 		p.do("open the decision panel", chromedp.Evaluate[chromedp.Void](`document.getElementById("decisions-box").open = true`))
 		p.waitFor("a deadline decision explained by select_task_rq_dl", `(() => { const d = document.getElementById("decision").textContent;
 			return d.includes("cpudl") && d.includes("SCHED_DEADLINE, runtime 0.2 ms") && (d.includes("dl_prev") || d.includes("dl_find_later_rq")); })()`, 30*time.Second)
@@ -518,7 +515,7 @@ func TestPlayground(t *testing.T) {
 			}
 		}
 		p.waitFor("the deadline tasks' table", `!document.getElementById("dl-tasks").hidden &&
-			document.querySelectorAll("#dl-tasks tbody tr").length === 4 && document.getElementById("dl-tasks").textContent.includes("0.2 / 1 / 1 ms")`, 30*time.Second)
+			document.querySelectorAll("#dl-tasks tbody tr").length === 2 && document.getElementById("dl-tasks").textContent.includes("0.2 / 1 / 1 ms")`, 30*time.Second)
 		t.Logf("(g2) decision panel: %s", shorten(eval[string](p, `document.getElementById("decision").textContent`), 300))
 		t.Logf("(g2) deadline tasks: %s", shorten(eval[string](p, `document.querySelector("#dl-tasks tbody").textContent`), 300))
 	})

@@ -922,9 +922,10 @@ func (s *Sim) yieldDL(c *cpu, t *Task) {
 }
 
 // DL returns the deadline class's counts, nil when the run had no
-// deadline task.
+// deadline task (an era 6.12 run with RT tasks builds the class for its
+// fair servers, whose bandwidth TotalBW then includes).
 func (s *Sim) DL() *DLStats {
-	if s.dl == nil {
+	if s.dl == nil || len(s.dl.tasks) == 0 {
 		return nil
 	}
 	d := s.dl
