@@ -163,7 +163,7 @@ func (c *Comparison) WriteText(w io.Writer) {
 			}
 			return fmt.Sprintf("%d RT tasks, %d RT wakeups, %d fair wakeups", m.Tasks, m.Wakeups, m.FairWakeups)
 		}
-		fmt.Fprintf(w, "RT class: guest %s; sim %s", rt(c.Real.RT), rt(c.Sim.RT))
+		fmt.Fprintf(w, "RT class (FIFO/RR and deadline): guest %s; sim %s", rt(c.Real.RT), rt(c.Sim.RT))
 		if c.SimRT != nil {
 			fmt.Fprintf(w, " (the simulation's own counts: %d pushes, %d pulls, %d throttles)", c.SimRT.Pushes, c.SimRT.Pulls, c.SimRT.Throttles)
 		}

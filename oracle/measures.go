@@ -79,9 +79,10 @@ type Measures struct {
 	RT *RTMeasures `json:"rt,omitempty"`
 }
 
-// RTMeasures are where the workloads' RT tasks (SCHED_FIFO, SCHED_RR)
-// land and move. A task is RT when any line of the trace gives it a
-// prio below 100 (the kernel's p->prio: 99 - rt_priority): the guest's
+// RTMeasures are where the workloads' RT tasks (SCHED_FIFO, SCHED_RR,
+// and SCHED_DEADLINE, which the measures count with them) land and move.
+// A task is RT when any line of the trace gives it a prio below 100 (the
+// kernel's p->prio: 99 - rt_priority; -1 for a deadline task): the guest's
 // tasks are forked SCHED_OTHER and set their policy at their first run,
 // so their first lines still say 120, and a hog that never leaves its
 // CPU shows its RT prio only when it exits.
@@ -113,11 +114,12 @@ type RTMeasures struct {
 }
 
 // rtTasks reads a trace for the workloads' tasks that any line shows
-// with an RT prio (below 100).
+// with an RT prio (below 100, -1 for a deadline task; 0, which the
+// reader gives a line without a prio, is not taken).
 func rtTasks(trace []byte, keep taskFilter) (map[int]bool, error) {
 	rt := map[int]bool{}
 	see := func(t traceimport.SchedTask) {
-		if t.PID != 0 && t.Prio > 0 && t.Prio < 100 && keep(t.Comm) {
+		if t.PID != 0 && t.Prio != 0 && t.Prio < 100 && keep(t.Comm) {
 			rt[t.PID] = true
 		}
 	}

@@ -65,7 +65,7 @@ var Kernels = []Kernel{
 			"NEXT_BUDDY", "PICK_BUDDY", "CACHE_HOT_BUDDY", "DELAY_DEQUEUE", "DELAY_ZERO", "WAKEUP_PREEMPTION", "HRTICK", "HRTICK_DL",
 			"DOUBLE_TICK", "NONTASK_CAPACITY", "TTWU_QUEUE", "SIS_UTIL", "WARN_DOUBLE_CLOCK", "RT_PUSH_IPI", "RT_RUNTIME_SHARE",
 			"LB_MIN", "ATTACH_AGE_LOAD", "WA_IDLE", "WA_WEIGHT", "WA_BIAS", "UTIL_EST", "LATENCY_WARN", "NI_RANDOM"},
-		Note: "era 6.12: EEVDF with delayed dequeue, PREEMPT_SHORT, PLACE_REL_DEADLINE and per-task slices (not modelled: the pick with prev still cfs_rq->curr, group entities, the fair deadline server, the deadline tree's order among equal deadlines)",
+		Note: "era 6.12: EEVDF with delayed dequeue, PREEMPT_SHORT, PLACE_REL_DEADLINE and per-task slices (not modelled: the pick with prev still cfs_rq->curr, group entities, the deadline tree's order among equal deadlines)",
 		Time: Icount,
 	},
 }

@@ -53,7 +53,7 @@ func kernelFlagSet(f *kernelFlags) *flag.FlagSet {
 	fs.BoolVar(&f.force, "force", false, "replace an existing --out file")
 	fs.StringVar(&f.keep, "keep", "", "keep the guest's initramfs, console, report and both traces in `DIR`")
 	fs.BoolVar(&f.table, "table", false, "run the README's table (both kernels, or --kernel's, × 4 shapes × schbench, hackbench, pipe, and the RT cases on the first shape) and print it in Markdown (make kernel-table; over an hour here)")
-	fs.StringVar(&f.tableCases, "table-cases", "all", "with --table, which rows: all, fair (the shapes × schbench, hackbench, pipe) or rt (the RT cases: FIFO hogs beside schbench, a FIFO pipe, cyclictest, on the first shape)")
+	fs.StringVar(&f.tableCases, "table-cases", "all", "with --table, which rows: all, fair (the shapes × schbench, hackbench, pipe), rt (the RT cases: FIFO hogs beside schbench, a FIFO pipe, cyclictest, on the first shape) or dl (the deadline cases: deadline hogs beside schbench, a deadline pipe, on the first shape)")
 	fs.BoolVar(&f.fetchOnly, "fetch-only", false, "only download the kernel (every kernel without --kernel) into the cache, and exit (make kernel-deps)")
 	return fs
 }
@@ -90,8 +90,8 @@ func cmdKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			feats[ks[i].Name] = fs
 		}
-		if f.tableCases != "all" && f.tableCases != "fair" && f.tableCases != "rt" {
-			return usagef("--table-cases %q not allowed (allowed: all, fair, rt)", f.tableCases)
+		if f.tableCases != "all" && f.tableCases != "fair" && f.tableCases != "rt" && f.tableCases != "dl" {
+			return usagef("--table-cases %q not allowed (allowed: all, fair, rt, dl)", f.tableCases)
 		}
 		return kernelTable(ctx, ks, feats, f.tableCases, stdout, stderr)
 	}
@@ -268,6 +268,14 @@ var tableWorkloads = []string{"schbench:m=2,t=4", "hackbench:g=2,f=4,l=200", "pi
 var tableRTWorkloads = []string{"hog:n=4,policy=fifo,rtprio=50 + schbench:m=2,t=4", "pipe:l=20000,policy=fifo,rtprio=50", "cyclictest:t=4,p=80",
 	"hog:n=12,policy=fifo,rtprio=40 + cyclictest:t=8,p=80"}
 
+// The deadline cases (issue 28): SCHED_DEADLINE hogs held to 30% each
+// beside schbench (where they land, their pushes and pulls, what the fair
+// tasks keep), and a deadline pipe whose two processes wake each other
+// (select_task_rq_dl and find_later_rq at every wakeup). The trace shows
+// a deadline task at prio -1, so the RT measures cover them.
+var tableDLWorkloads = []string{"hog:n=4,policy=deadline,dl_runtime_us=30000,dl_period_us=100000 + schbench:m=2,t=4",
+	"pipe:l=20000,policy=deadline,dl_runtime_us=500,dl_period_us=1000"}
+
 // withEra makes k's simulation run era (--era) instead of the kernel's
 // own; "" keeps it. The kernel's knobs belong to its own era and go.
 func withEra(k *oracle.Kernel, era string) error {
@@ -313,15 +321,20 @@ func kernelTable(ctx context.Context, ks []oracle.Kernel, feats map[string][]ora
 			w     string
 		}
 		var todo []tableCase
-		if cases != "rt" {
+		if cases == "all" || cases == "fair" {
 			for i := range tableShapes {
 				for _, w := range tableWorkloads {
 					todo = append(todo, tableCase{i, w})
 				}
 			}
 		}
-		if cases != "fair" {
+		if cases == "all" || cases == "rt" {
 			for _, w := range tableRTWorkloads {
+				todo = append(todo, tableCase{0, w})
+			}
+		}
+		if cases == "all" || cases == "dl" {
+			for _, w := range tableDLWorkloads {
 				todo = append(todo, tableCase{0, w})
 			}
 		}
