@@ -274,7 +274,7 @@ var tableRTWorkloads = []string{"hog:n=4,policy=fifo,rtprio=50 + schbench:m=2,t=
 // (select_task_rq_dl and find_later_rq at every wakeup). The trace shows
 // a deadline task at prio -1, so the RT measures cover them.
 var tableDLWorkloads = []string{"hog:n=4,policy=deadline,dl_runtime_us=30000,dl_period_us=100000 + schbench:m=2,t=4",
-	"pipe:l=20000,policy=deadline,dl_runtime_us=500,dl_period_us=1000"}
+	"pipe:l=20000,policy=deadline,dl_runtime_us=900,dl_period_us=1000"}
 
 // withEra makes k's simulation run era (--era) instead of the kernel's
 // own; "" keeps it. The kernel's knobs belong to its own era and go.

@@ -845,10 +845,12 @@ int main(int argc, char **argv) {
 				: !strcmp(pol, "deadline") ? SCHED_DEADLINE
 							   : SCHED_OTHER;
 		l->com.rtprio = num(&l->spec, "rtprio");
-		l->com.dl_runtime_us = num(&l->spec, "dl_runtime_us");
-		l->com.dl_deadline_us = num(&l->spec, "dl_deadline_us");
-		l->com.dl_period_us = num(&l->spec, "dl_period_us");
-		l->com.dl_reclaim = num(&l->spec, "dl_reclaim");
+		if (l->com.policy == SCHED_DEADLINE) { // the host passes dl_* only then
+			l->com.dl_runtime_us = num(&l->spec, "dl_runtime_us");
+			l->com.dl_deadline_us = num(&l->spec, "dl_deadline_us");
+			l->com.dl_period_us = num(&l->spec, "dl_period_us");
+			l->com.dl_reclaim = num(&l->spec, "dl_reclaim");
+		}
 		parse_cpus(get(&l->spec, "cpus"), &l->com);
 	}
 	// hackbench's parent is the task that forks the children and waits
