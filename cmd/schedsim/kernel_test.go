@@ -28,7 +28,7 @@ func TestKernelVerbRefusesByName(t *testing.T) {
 		{append([]string{"kernel", "--kernel", "6.12", "--era", "6.6", "--smp", "sockets=1,cores=2", "--feature", "DELAY_DEQUEUE=0"}, w...), "DELAY_DEQUEUE does not exist in era 6.6"},
 		{append([]string{"kernel", "--kernel", "6.12", "--smp", "sockets=1,cores=2", "--feature", "DELAY_DEQUEUE=yes"}, w...), `--feature DELAY_DEQUEUE: value "yes" not allowed (allowed: 0, 1)`},
 		{[]string{"kernel", "--table", "--kernel", "6.1", "--feature", "DELAY_DEQUEUE=0"}, "not a sched_feat of kernel 6.1"},
-		{[]string{"kernel", "--table", "--kernel", "6.1", "--table-cases", "dl"}, `--table-cases "dl" not allowed (allowed: all, fair, rt)`},
+		{[]string{"kernel", "--table", "--kernel", "6.1", "--table-cases", "deadline"}, `--table-cases "deadline" not allowed (allowed: all, fair, rt, dl)`},
 	} {
 		_, stderr, code := runCLI(t, c.args...)
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
