@@ -468,14 +468,22 @@ func (s *Sim) replenishDLEntity(e *dlEntity) {
 // runtime, and back on the tree unless a deferred server still waits.
 func (s *Sim) dlEnqueueReplenish(c *cpu, e *dlEntity) {
 	s.replenishDLEntity(e)
+	s.dlEnqueueEnd(c, e)
+}
+
+// dlEnqueueEnd is the end of enqueue_dl_entity: an entity still throttled
+// (a deferred fair server) waits for its timer; else it goes on c's tree,
+// its timer cancelled. It reports whether it went on the tree.
+func (s *Sim) dlEnqueueEnd(c *cpu, e *dlEntity) bool {
 	if e.throttled && s.startDLTimer(e) {
-		return
+		return false
 	}
 	if e.throttled {
 		s.dlDisarm(&e.replenishAt)
 		e.deferArmed, e.throttled = false, false
 	}
 	s.dlInsert(c, e)
+	return true
 }
 
 // startDLTimer is start_dl_timer: the replenishment timer at the next
@@ -805,15 +813,9 @@ func (s *Sim) findLaterRQ(p *Task, this int) int {
 // preempt (or one pinned there); then find_later_rq may move it where its
 // deadline would be the earliest.
 func (s *Sim) selectTaskRqDL(p *Task, this int, cur *Task, sync bool) *Decision {
-	d, prev := s.beginDecision(p, this, cur, sync)
-	d.Target = prev
-	if p.nrAllowed == 1 {
-		c := p.allowed.First()
-		d.Target = c
-		return s.finishDecision(d, c, StagePinned)
-	}
-	if p.cpu < 0 {
-		p.cpu = prev
+	d, prev, pinned := s.beginClassDecision(p, this, cur, sync)
+	if pinned {
+		return d
 	}
 	pc := s.cpus[prev]
 	s.scanCost += s.readLine(this, pc, s.now) // READ_ONCE(rq->curr)

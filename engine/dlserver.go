@@ -78,18 +78,10 @@ func (s *Sim) dlServerStart(c *cpu) {
 	}
 	e.active = true
 	s.dlContending(c, e)
-	if !e.throttled {
-		s.updateDLEntity(e)
+	s.updateDLEntity(e)
+	if s.dlEnqueueEnd(c, e) {
+		s.dlServerResched(c, e)
 	}
-	if e.throttled && s.startDLTimer(e) {
-		return
-	}
-	if e.throttled {
-		s.dlDisarm(&e.replenishAt)
-		e.deferArmed, e.throttled = false, false
-	}
-	s.dlInsert(c, e)
-	s.dlServerResched(c, e)
 }
 
 // dlServerStop is dl_server_stop: off the tree (dequeue_dl_entity with

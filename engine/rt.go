@@ -347,18 +347,30 @@ func (s *Sim) anyAnd(a, b cpumask.Mask, on int) int {
 // selectTaskRqRT is select_task_rq_rt for a wakeup of p issued on CPU
 // this by cur, recorded as a wakeup decision (selectRTCPU).
 func (s *Sim) selectTaskRqRT(p *Task, this int, cur *Task, sync bool) *Decision {
-	d, prev := s.beginDecision(p, this, cur, sync)
+	d, _, pinned := s.beginClassDecision(p, this, cur, sync)
+	if pinned {
+		return d
+	}
+	cpu, stage := s.selectRTCPU(p, this, d)
+	return s.finishDecision(d, cpu, stage)
+}
+
+// beginClassDecision starts the wakeup decision of the RT and deadline
+// classes' select_task_rq for p: its previous CPU as the target; a task
+// with one allowed CPU is decided there (select_task_rq is not called:
+// pinned), and reported so.
+func (s *Sim) beginClassDecision(p *Task, this int, cur *Task, sync bool) (d *Decision, prev int, pinned bool) {
+	d, prev = s.beginDecision(p, this, cur, sync)
 	d.Target = prev
 	if p.nrAllowed == 1 {
 		c := p.allowed.First()
 		d.Target = c
-		return s.finishDecision(d, c, StagePinned)
+		return s.finishDecision(d, c, StagePinned), prev, true
 	}
 	if p.cpu < 0 {
 		p.cpu = prev
 	}
-	cpu, stage := s.selectRTCPU(p, this, d)
-	return s.finishDecision(d, cpu, stage)
+	return d, prev, false
 }
 
 // selectRTCPU is select_task_rq_rt's choice for p (on CPU p.cpu), run on
