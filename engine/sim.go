@@ -343,14 +343,14 @@ func (s *Sim) step(e *heapEntry) {
 // clock to t.
 func (s *Sim) RunUntil(t int64) {
 	for {
+		if s.err != nil {
+			return // stopped (Err): the clock stays at the failing event
+		}
 		e := s.q.top()
 		if e == nil || e.when > t {
 			break
 		}
 		s.step(e)
-		if s.err != nil {
-			return // stopped: the clock stays at the failing event
-		}
 	}
 	if t > s.now {
 		s.now = t
