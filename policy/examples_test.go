@@ -34,9 +34,9 @@ var runs = []struct {
 	workload string
 	dur      int64
 }{
-	{"7950x-schbench", "amd-7950x-16c-32t", "schbench:m=2,t=16", 200 * engine.Millisecond},
+	{"7950x-schbench", "amd-7950x-16c-32t", "schbench:m=4,t=16", 2 * engine.Second},
 	{"7950x-hackbench", "amd-7950x-16c-32t", "hackbench:g=4,l=200", 500 * engine.Millisecond},
-	{"intel88-schbench", "intel-2s-44c-88t", "schbench:m=2,t=44", 200 * engine.Millisecond},
+	{"intel88-schbench", "intel-2s-44c-88t", "schbench:m=4,t=22", 2 * engine.Second},
 	{"intel88-hackbench", "intel-2s-44c-88t", "hackbench:g=8,l=100", 500 * engine.Millisecond},
 }
 
