@@ -79,7 +79,7 @@ func Builtins() []string {
 func view(th *starlark.Thread, name string) (*engine.WakeView, error) {
 	in, _ := th.Local(localKey).(*instance)
 	if in == nil || in.v == nil {
-		return nil, fmt.Errorf("%s: only inside %s (not at the top level)", name, EntryPoint)
+		return nil, fmt.Errorf("only inside %s (not at the top level)", EntryPoint)
 	}
 	return in.v, nil
 }
