@@ -76,6 +76,7 @@ func TestExamplesMatchKnobs(t *testing.T) {
 		{"sis-core-off.star", []string{"SIS_CORE=false"}},
 		{"bounded.star", []string{"SIS_BOUND=true"}},
 		{"rotating-window.star", []string{"SIS_BOUND=true", "SIS_ROTATE=true"}},
+		{"target-core.star", []string{"SIS_TARGET_CORE=true"}},
 	}
 	for _, tc := range cases {
 		prog := load(t, tc.file)
