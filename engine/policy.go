@@ -171,6 +171,15 @@ func (v *WakeView) WakerFlips() int64 {
 	return v.cur.wakeeFlips
 }
 
+// WakerPerCPUKthread reports whether the waker is a per-CPU kernel
+// thread in task context (6.x's select_idle_sibling stacks its wakee on
+// prev = this CPU), and ThisNrRunning is the waker CPU's fair nr_running
+// (this_rq()->nr_running as the engine counts it there).
+func (v *WakeView) WakerPerCPUKthread() bool {
+	return v.cur.ID >= 0 && v.cur.Kthread() && v.cur.nrAllowed == 1
+}
+func (v *WakeView) ThisNrRunning() int { return v.s.cpus[v.d.WakerCPU].nr }
+
 // The waker CPU's own runqueue (this_rq(), read without a probe as the
 // kernel reads it): avg_idle, this CPU's sd_llc avg_scan_cost, and the
 // search's clock: the time its probes have cost so far (local_clock()
@@ -186,13 +195,14 @@ func (v *WakeView) UpdateAvgScanCost(ns int64) {
 	wc.avgScanCost += (ns - wc.avgScanCost) / 8
 }
 
-// Knob is the value of the named knob in this run (booleans 0/1).
-func (v *WakeView) Knob(name string) (int64, error) {
+// Knob is the value of the named knob in this run (booleans 0/1, and
+// isBool set).
+func (v *WakeView) Knob(name string) (val int64, isBool bool, err error) {
 	id, ok := knob.Lookup(name)
 	if !ok {
-		return 0, knob.UnknownError(name)
+		return 0, false, knob.UnknownError(name)
 	}
-	return v.s.k.Get(id), nil
+	return v.s.k.Get(id), knob.ByID(id).Kind == knob.Bool, nil
 }
 
 // Topology (free to read).

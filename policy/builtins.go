@@ -46,6 +46,7 @@ var predeclared = starlark.StringDict{
 	// the waker's runqueue and the search's clock
 	"avg_idle":             fn0("avg_idle", func(v *engine.WakeView) starlark.Value { return starlark.MakeInt64(v.AvgIdle()) }),
 	"avg_scan_cost":        fn0("avg_scan_cost", func(v *engine.WakeView) starlark.Value { return starlark.MakeInt64(v.AvgScanCost()) }),
+	"this_nr_running":      fn0("this_nr_running", func(v *engine.WakeView) starlark.Value { return starlark.MakeInt(v.ThisNrRunning()) }),
 	"local_clock":          fn0("local_clock", func(v *engine.WakeView) starlark.Value { return starlark.MakeInt64(v.LocalClock()) }),
 	"update_avg_scan_cost": starlark.NewBuiltin("update_avg_scan_cost", updateAvgScanCost),
 	"scan_begin":           starlark.NewBuiltin("scan_begin", scanBegin),
@@ -271,7 +272,10 @@ func knobFn(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwarg
 	if err != nil {
 		return nil, err
 	}
-	x, err := v.Knob(name)
+	x, isBool, err := v.Knob(name)
+	if isBool {
+		return starlark.Bool(x != 0), err
+	}
 	return starlark.MakeInt64(x), err
 }
 
@@ -365,7 +369,7 @@ func kernelSMT(th *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 // taskValue is the policy's p: the wakee of the current call.
 type taskValue struct{ in *instance }
 
-var taskAttrs = []string{"allowed", "allowed_cpus", "id", "latency_nice", "nice", "prev", "recent_used_cpu", "sync", "target", "util", "wakee_flips", "waker_cpu", "waker_flips"}
+var taskAttrs = []string{"allowed", "allowed_cpus", "id", "latency_nice", "nice", "prev", "recent_used_cpu", "sync", "target", "util", "wakee_flips", "waker_cpu", "waker_flips", "waker_per_cpu_kthread"}
 
 func (t *taskValue) String() string        { return "<task>" }
 func (t *taskValue) Type() string          { return "task" }
@@ -398,6 +402,8 @@ func (t *taskValue) Attr(name string) (starlark.Value, error) {
 		return starlark.MakeInt64(v.TaskUtil()), nil
 	case "wakee_flips":
 		return starlark.MakeInt64(v.WakeeFlips()), nil
+	case "waker_per_cpu_kthread":
+		return starlark.Bool(v.WakerPerCPUKthread()), nil
 	case "waker_flips":
 		return starlark.MakeInt64(v.WakerFlips()), nil
 	case "recent_used_cpu":

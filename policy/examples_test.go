@@ -112,3 +112,26 @@ func firstDiff(a, b []byte) string {
 	}
 	return "lengths differ"
 }
+
+// TestKernel66MatchesEra: kernel66.star is each 6.x era's own
+// select_idle_sibling.
+func TestKernel66MatchesEra(t *testing.T) {
+	prog := load(t, "kernel66.star")
+	for _, era := range []string{"6.1", "6.6", "6.12"} {
+		for _, r := range runs {
+			t.Run(era+"/"+r.name, func(t *testing.T) {
+				base := scenario.Config{Preset: r.preset, Workloads: []string{r.workload}, Seed: 7, Duration: r.dur,
+					Knobs: []string{"era=" + era}}
+				if r.name == "7950x-hackbench" {
+					base.Knobs = append(base.Knobs, "SIS_CORE=false") // has_idle_core from a false knob
+				}
+				withPolicy := base
+				withPolicy.WakePolicy = prog
+				want, got := resultJSON(t, base), resultJSON(t, withPolicy)
+				if !bytes.Equal(got, want) {
+					t.Errorf("kernel66.star differs from era %s:\n%s", era, firstDiff(got, want))
+				}
+			})
+		}
+	}
+}
