@@ -11,6 +11,7 @@ require (
 	github.com/goccy/go-json v0.12.0
 	github.com/hajimehoshi/ebiten/v2 v2.8.8
 	github.com/pkg/browser v0.0.0-20240102092130-5ac0b6a4141c
+	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
 	golang.org/x/sys v0.42.0
 	gonum.org/v1/gonum v0.17.0
 )
@@ -22,6 +23,5 @@ require (
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/jezek/xgb v1.1.1 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
-	go.starlark.net v0.0.0-20260908191801-89a6a09411d5 // indirect
 	golang.org/x/sync v0.12.0 // indirect
 )
