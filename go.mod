@@ -11,7 +11,8 @@ require (
 	github.com/goccy/go-json v0.12.0
 	github.com/hajimehoshi/ebiten/v2 v2.8.8
 	github.com/pkg/browser v0.0.0-20240102092130-5ac0b6a4141c
-	golang.org/x/sys v0.25.0
+	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
+	golang.org/x/sys v0.42.0
 	gonum.org/v1/gonum v0.17.0
 )
 

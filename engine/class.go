@@ -189,6 +189,9 @@ type fairRules struct {
 	// selectIdleSibling is the era's select_idle_sibling (a method
 	// expression: calling it allocates nothing).
 	selectIdleSibling func(s *Sim, p *Task, prev, target int, cur *Task, d *Decision) (int, Stage)
+	// wakeup52: the era's select_idle_sibling is v5.2's (wakeup52.go),
+	// whose stages a wake policy calls separately (policy.go).
+	wakeup52 bool
 	// wakerRecentUsed: select_task_rq_fair stores the waker's CPU in
 	// current->recent_used_cpu when an affine wakeup was wanted (v4.16 to
 	// v5.12; v5.13 moved recent_used_cpu into select_idle_sibling, which
@@ -285,7 +288,7 @@ var eraDefs = map[knob.Era]eraDef{
 	knob.Era52: {func(s *Sim) schedClass { return cfs{s} },
 		coreRules{nohz: true, cpuidle: true, smtNiceSlices: true, dlChargesRT: true},
 		fairRules{
-			selectIdleSibling: (*Sim).selectIdleSibling, wakerRecentUsed: true, imbalancePct: domImbalancePct,
+			selectIdleSibling: (*Sim).selectIdleSibling, wakeup52: true, wakerRecentUsed: true, imbalancePct: domImbalancePct,
 			balancer: balancer52, yieldTask: (*Sim).yieldTaskSkipBuddy,
 		}},
 	knob.EraO1: {func(s *Sim) schedClass { return o1V267{s} }, coreRules{rtInClass: true, noDL: "SCHED_DEADLINE came with v3.14 (2014): the 2.6.7 O(1) scheduler has no deadline class"}, fairRules{}},

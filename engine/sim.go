@@ -42,6 +42,9 @@ type Config struct {
 	Seed    uint64
 	// Debug checks the engine's invariants after every event (slow).
 	Debug bool
+	// WakePolicy, when set, replaces the fair classes'
+	// select_idle_sibling (policy.go); nil runs the era's own.
+	WakePolicy WakePolicy
 }
 
 // Sim is one simulation.
@@ -132,6 +135,13 @@ type Sim struct {
 	capFull       bool         // tests: capacities stay 1024 under RT/deadline load (the model before rtcap.go)
 	o1Wake        o1WakeCtx    // era 2.6-o1: how the wakeup being enqueued was issued
 
+	// wpolicy replaces select_idle_sibling when set (policy.go); wview
+	// is the view it is handed; err is what stopped the run (a policy's
+	// error): no event runs after it.
+	wpolicy WakePolicy
+	wview   *WakeView
+	err     error
+
 	stats    Stats
 	trace    decisionRing
 	hooks    Hooks
@@ -173,6 +183,11 @@ func New(cfg Config) (*Sim, error) {
 		return nil, fmt.Errorf("engine: era %s has no class (engine.RegisterEra)", s.era)
 	}
 	s.class, s.rules, s.fair = def.class(s), def.rules, def.fair
+	if cfg.WakePolicy != nil {
+		if err := s.SetWakePolicy(cfg.WakePolicy); err != nil {
+			return nil, err
+		}
+	}
 	s.initReclaimDistance()
 	s.rng = rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	s.computeTunables()
@@ -295,7 +310,7 @@ func (s *Sim) TimeSlices() (latency, minGran, wakeupGran int64) {
 // Step processes the next event. It returns false when there is none.
 func (s *Sim) Step() bool {
 	e := s.q.top()
-	if e == nil {
+	if e == nil || s.err != nil {
 		return false
 	}
 	s.step(e)
@@ -328,6 +343,9 @@ func (s *Sim) step(e *heapEntry) {
 // clock to t.
 func (s *Sim) RunUntil(t int64) {
 	for {
+		if s.err != nil {
+			return // stopped (Err): the clock stays at the failing event
+		}
 		e := s.q.top()
 		if e == nil || e.when > t {
 			break
@@ -342,7 +360,7 @@ func (s *Sim) RunUntil(t int64) {
 // NextEventTime returns the time of the next event, or -1 when none.
 func (s *Sim) NextEventTime() int64 {
 	slot, when := s.q.peek()
-	if slot < 0 {
+	if slot < 0 || s.err != nil {
 		return -1
 	}
 	return when

@@ -138,6 +138,9 @@ func (s *Sim) Search() SearchStats {
 		if (Stage(i) == StageDLPrev || Stage(i) == StageDLLater) && s.dl == nil {
 			continue // stages of the deadline class, in runs with deadline tasks
 		}
+		if Stage(i) == StagePolicy && s.wpolicy == nil {
+			continue // a wake policy's own stage, in runs with one
+		}
 		out.StageCalls[Stage(i).String()] = n
 	}
 	if st.sisCalls > 0 {

@@ -65,7 +65,13 @@ func (s *Sim) selectTaskRqFair(p *Task, this int, cur *Task, sync bool) *Decisio
 		}
 	}
 	d.Target = newCPU
-	chosen, stage := s.fair.selectIdleSibling(s, p, prev, newCPU, cur, d)
+	var chosen int
+	var stage Stage
+	if s.wpolicy == nil {
+		chosen, stage = s.fair.selectIdleSibling(s, p, prev, newCPU, cur, d)
+	} else {
+		chosen, stage = s.policySelectIdleSibling(p, prev, newCPU, cur, d)
+	}
 	if wantAffine && s.fair.wakerRecentUsed {
 		cur.recentUsedCPU = this
 	}
@@ -197,13 +203,14 @@ const (
 	StageRTLowest                // select_task_rq_rt moved it to find_lowest_rq's CPU
 	StageDLPrev                  // select_task_rq_dl kept the deadline task on its CPU
 	StageDLLater                 // select_task_rq_dl moved it to find_later_rq's CPU
+	StagePolicy                  // a wake policy (policy.go) chose it, naming none of the kernel's stages
 	numStages
 )
 
 var stageNames = [numStages]string{
 	"target", "prev", "recent_used_cpu", "select_idle_core", "select_idle_cpu",
 	"select_idle_smt", "busy_target", "no_llc", "fallback", "pinned", "delayed_requeue",
-	"rt_prev", "rt_find_lowest_rq", "dl_prev", "dl_find_later_rq",
+	"rt_prev", "rt_find_lowest_rq", "dl_prev", "dl_find_later_rq", "policy",
 }
 
 func (s Stage) String() string { return stageNames[s] }

@@ -12,12 +12,15 @@ import (
 // Result is the outcome of one run; its JSON field names are the contract
 // of `schedsim run --format json` (contracts.md).
 type Result struct {
-	Preset     string                 `json:"preset"`
-	Machine    string                 `json:"machine"`
-	Seed       uint64                 `json:"seed"`
-	Runs       int                    `json:"runs"`
-	DurationS  float64                `json:"duration_s"`
-	Knobs      map[string]any         `json:"knobs"`
+	Preset    string         `json:"preset"`
+	Machine   string         `json:"machine"`
+	Seed      uint64         `json:"seed"`
+	Runs      int            `json:"runs"`
+	DurationS float64        `json:"duration_s"`
+	Knobs     map[string]any `json:"knobs"`
+	// Policy names the wake policy that replaced select_idle_sibling
+	// (absent: the era's own).
+	Policy     string                 `json:"policy,omitempty"`
 	Workloads  []WorkloadOut          `json:"workloads"`
 	Search     SearchOut              `json:"search"`
 	Migrations MigrationsOut          `json:"migrations"`
@@ -159,6 +162,9 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 	}
 	if r.Preset == "" {
 		r.Preset = r.Machine
+	}
+	if c.WakePolicy != nil {
+		r.Policy = c.WakePolicy.Name()
 	}
 	for i, w := range sim.Workloads() {
 		wo := WorkloadOut{Name: w.Name, Kind: w.Kind, Tasks: w.Tasks, WakeupLatencyUS: w.WakeupLatency, RTTasks: w.RTTasks, DLTasks: w.DLTasks}

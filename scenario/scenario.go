@@ -39,7 +39,21 @@ type Config struct {
 	Duration int64 // ns
 	// Debug checks engine invariants after every event.
 	Debug bool
+	// WakePolicy, when set, replaces select_idle_sibling (a compiled
+	// policy file, policy.Program): each simulation gets its own
+	// instance.
+	WakePolicy WakePolicy
 }
+
+// WakePolicy is a compiled wake policy: its name (the file) and a fresh
+// instance per simulation.
+type WakePolicy interface {
+	Name() string
+	New() engine.WakePolicy
+}
+
+// ErrPolicy wraps the error of a wake policy that stopped a run.
+var ErrPolicy = errors.New("wake policy")
 
 // Machine returns the machine spec the config runs on.
 func (c *Config) machineSpec() (*machine.Spec, error) {
@@ -145,7 +159,11 @@ func (c *Config) Build() (*engine.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	sim, err := engine.New(engine.Config{Machine: tp, Knobs: k, Seed: c.Seed, Debug: c.Debug})
+	ec := engine.Config{Machine: tp, Knobs: k, Seed: c.Seed, Debug: c.Debug}
+	if c.WakePolicy != nil {
+		ec.WakePolicy = c.WakePolicy.New()
+	}
+	sim, err := engine.New(ec)
 	if err != nil {
 		return nil, err
 	}
@@ -187,10 +205,22 @@ func RunContext(ctx context.Context, c Config) (*Result, error) {
 	stopped := AdvanceContext(ctx, sim, c.Duration)
 	wall := time.Since(start).Seconds()
 	r := Summarize(&c, sim, wall)
+	if err := PolicyError(sim); err != nil {
+		return r, err
+	}
 	if stopped {
 		return r, ErrInterrupted
 	}
 	return r, nil
+}
+
+// PolicyError is the error of the wake policy that stopped sim, wrapped
+// in ErrPolicy with the simulated time it stopped at, or nil.
+func PolicyError(sim *engine.Sim) error {
+	if err := sim.Err(); err != nil {
+		return fmt.Errorf("%w stopped the run at %.6f s simulated: %w", ErrPolicy, float64(sim.Now())/float64(engine.Second), err)
+	}
+	return nil
 }
 
 // Advance runs sim to time t, stopping early (at the finishing event)

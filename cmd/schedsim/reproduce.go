@@ -193,8 +193,8 @@ func num(x float64) string {
 func compareFlagSet(f *runFlags, a, b *string) *flag.FlagSet {
 	fs := newFlagSet("compare")
 	f.addCommon(fs)
-	fs.StringVar(a, "a", "", "arm A's knob settings `KNOB=V,KNOB=V` (empty: defaults)")
-	fs.StringVar(b, "b", "", "arm B's knob settings `KNOB=V,KNOB=V`")
+	fs.StringVar(a, "a", "", "arm A's knob settings `KNOB=V,KNOB=V` (empty: defaults); policy=FILE.star runs a wake policy")
+	fs.StringVar(b, "b", "", "arm B's knob settings `KNOB=V,KNOB=V`; policy=FILE.star runs a wake policy")
 	f.durationVar(fs, "simulated `TIME` per run, e.g. 500ms or 2s (at most 1h; default 10s, or an rt-app file's global.duration)")
 	fs.IntVar(&f.runs, "runs", 5, "`N` seeds per arm")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, json or csv")
@@ -224,6 +224,19 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		c.Knobs = append([]string(nil), base.Knobs...)
 		for _, kv := range strings.Split(spec, ",") {
 			if kv = strings.TrimSpace(kv); kv == "" {
+				continue
+			}
+			if path, ok := strings.CutPrefix(kv, "policy="); ok {
+				// policy=FILE: the arm's wake policy (run --policy).
+				if c.WakePolicy != nil {
+					return c, usagef("%s %q: policy= given twice", flagName, spec)
+				}
+				prog, err := loadPolicy(path)
+				if err != nil {
+					return c, usagef("%s: %v", flagName, err)
+				}
+				c.WakePolicy = prog
+				f.inputs = append(f.inputs, input{flag: flagName, path: path})
 				continue
 			}
 			if _, err := scenario.KnobValues(f.spec, []string{kv}); err != nil {

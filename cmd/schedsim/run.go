@@ -21,6 +21,7 @@ import (
 	"schedplay/engine/machine"
 	"schedplay/engine/workload"
 	"schedplay/playground"
+	"schedplay/policy"
 	"schedplay/presets"
 	"schedplay/scenario"
 	"schedplay/trace"
@@ -57,6 +58,7 @@ type runFlags struct {
 	spec        *machine.Spec
 	ncpu        int               // the machine's CPUs
 	inputs      []input           // files the run reads
+	policy      string            // --policy FILE (run)
 	expanded    map[string]string // expanded workload spec -> as given
 }
 
@@ -125,6 +127,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.layout, "schbench-layout", "2019", "schbench percentile `LAYOUT` for --format schbench: 2016 (50.0000th), 2019 (50.0th) or\n2023 (Wakeup/Request/RPS blocks with sample counts)")
 	fs.BoolVar(&f.noWall, "no-wall-time", false, "report sim_wall_s as 0 so identical runs give byte-identical output")
 	fs.BoolVar(&f.debug, "debug", false, "check engine invariants after every event (slow)")
+	fs.StringVar(&f.policy, "policy", "", "replace select_idle_sibling with the Starlark wake policy in `FILE`\n(examples in examples/policies/; a policy error stops the run naming its line)")
 	fs.StringVar(&f.trace, "trace", "", "write a trace of the run to `FILE` (single run only); the format follows the name:\n.json (Chrome/Perfetto JSON), .json.gz (the same, gzip), .ftrace.txt (ftrace text)")
 	fs.StringVar(&f.traceFormat, "trace-format", "", "trace `FORMAT` regardless of the name: json, json.gz or ftrace")
 	fs.StringVar(&f.traceWindow, "trace-window", "", "trace only the simulated `WINDOW` START..END, e.g. 1s..1.1s, or 500ms.. (to the end)")
@@ -261,6 +264,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			fmt.Fprintf(stderr, "schedsim: warning: --trace %s was cut at %.6g s simulated by the %s cap (%d events kept, %d dropped); trace less with --trace-window START..END or --trace-cpus LIST, or raise --trace-max\n",
 				f.trace, float64(st.CutAt)/1e9, f.traceMax, st.Events, st.Dropped)
 		}
+	}
+	if err := scenario.PolicyError(sim); err != nil {
+		return fmt.Errorf("--policy %s: %v", f.policy, err)
 	}
 	res := scenario.Summarize(&cfg, sim, wall)
 	if f.noWall {
@@ -438,6 +444,14 @@ func (f *runFlags) config() (scenario.Config, error) {
 		}
 	}
 	cfg := scenario.Config{Preset: f.preset, Knobs: f.sets, Seed: f.seed, Duration: int64(f.duration), Debug: f.debug}
+	if f.policy != "" {
+		prog, err := loadPolicy(f.policy)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.WakePolicy = prog
+		f.inputs = append(f.inputs, input{flag: "--policy", path: f.policy})
+	}
 	if cfg.Duration <= 0 || cfg.Duration > scenario.MaxDuration {
 		return cfg, usagef("--duration %v out of range (allowed: 1ns..%v)", f.duration, time.Duration(scenario.MaxDuration))
 	}
@@ -738,4 +752,25 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
 	}
 	return data, nil
+}
+
+// loadPolicy reads and compiles a --policy file; its errors name the
+// file, line and column.
+func loadPolicy(path string) (*policy.Program, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, usagef("--policy %s: %v", path, err)
+	}
+	if fi.Size() > policy.MaxSourceBytes {
+		return nil, usagef("--policy %s: %d bytes, above the %d-byte limit of a policy", path, fi.Size(), policy.MaxSourceBytes)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usagef("--policy %s: %v", path, err)
+	}
+	prog, err := policy.Compile(path, src)
+	if err != nil {
+		return nil, usagef("--policy: %v", err)
+	}
+	return prog, nil
 }

@@ -1,0 +1,531 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"schedplay/engine/cpumask"
+	"schedplay/engine/knob"
+)
+
+// A wakeup policy (issue 29) replaces a step of the fair classes' wakeup
+// path with the caller's own code: today select_idle_sibling. The engine
+// knows only this interface; the policy package binds it to Starlark.
+//
+// The policy sees the machine through a WakeView: the wakee and its waker
+// (free to read, as select_idle_sibling reads its arguments), the
+// topology (free: it is the sched_domain data every CPU has cached), and
+// the CPUs' runtime state, which it may read only after probing the CPU
+// in the same call (WakeView.Probe). A probe costs the waker exactly what
+// the kernel's own probes cost (probe_ns plus fetching the CPU's runqueue
+// line, line.go) and is listed in Decision.Probes, so a policy cannot
+// look for free. The kernel's own stages are on the view too
+// (KernelSelectIdleCore, ...), each charging as it does without a policy,
+// so that a policy can change one step and keep the rest. The policy's
+// own run time is not simulated time: only its probes and the built-in
+// stages it calls cost the waker anything.
+//
+// Later steps (select_idle_cpu or select_idle_core alone, the newly idle
+// pull) will be further optional interfaces a WakePolicy may implement,
+// checked once when the simulation is built.
+
+// WakePolicy replaces select_idle_sibling in the fair classes' wakeup
+// path (select_task_rq_fair after wake_affine). It returns the CPU and
+// the stage to report (StagePolicy when it has none of the kernel's).
+// An error stops the run: Sim.Err returns it and the simulation runs no
+// further event.
+type WakePolicy interface {
+	SelectIdleSibling(v *WakeView) (cpu int, stage Stage, err error)
+}
+
+// ErrNotProbed is wrapped by the errors of a WakeView read of a CPU's
+// runtime state that the call did not probe first.
+var ErrNotProbed = errors.New("probe it first")
+
+// WakeView is what a WakePolicy sees of one wakeup. It is valid only
+// during the SelectIdleSibling call it is passed to.
+type WakeView struct {
+	s      *Sim
+	p, cur *Task
+	d      *Decision
+	prev   int
+	target int
+	// callFrom is len(s.probeBuf) when the call began: the probes made
+	// since (by Probe or by a built-in stage) make a CPU readable.
+	callFrom int
+	gen      uint32
+	probed   []uint32 // per CPU: gen of the call that last probed it via Probe
+	scanFrom int      // ScanBegin's len(s.probeBuf); -1: no scan open
+
+	// The policy's own persistent state: per CPU and per LLC integer
+	// slots, zero until set.
+	cpuSlots []int64
+	llcSlots []int64
+}
+
+// SetWakePolicy installs pol as the fair classes' select_idle_sibling
+// (nil: the era's own). Call it before the first event.
+func (s *Sim) SetWakePolicy(pol WakePolicy) error {
+	if pol != nil && s.fair.selectIdleSibling == nil {
+		return fmt.Errorf("engine: era %s has no select_idle_sibling a policy could replace", s.era)
+	}
+	s.wpolicy = pol
+	if pol != nil && s.wview == nil {
+		n := s.topo.NCPU
+		s.wview = &WakeView{s: s, probed: make([]uint32, n), cpuSlots: make([]int64, n), llcSlots: make([]int64, s.topo.NLLC)}
+	}
+	return nil
+}
+
+// Err is the error that stopped the run (a wakeup policy's), or nil.
+func (s *Sim) Err() error { return s.err }
+
+// policySelectIdleSibling runs the policy where select_idle_sibling would
+// run. On an error the run stops after this event; the wakee goes to
+// target meanwhile, so the engine's state stays consistent.
+func (s *Sim) policySelectIdleSibling(p *Task, prev, target int, cur *Task, d *Decision) (int, Stage) {
+	v := s.wview
+	v.p, v.cur, v.d, v.prev, v.target = p, cur, d, prev, target
+	v.callFrom, v.scanFrom = len(s.probeBuf), -1
+	v.gen++
+	if v.gen == 0 { // wrapped: forget every mark
+		clear(v.probed)
+		v.gen = 1
+	}
+	c, st, err := s.wpolicy.SelectIdleSibling(v)
+	if v.scanFrom >= 0 {
+		v.ScanEnd(false)
+	}
+	v.p, v.cur, v.d = nil, nil, nil
+	if err == nil {
+		switch {
+		case c < 0 || c >= s.topo.NCPU:
+			err = fmt.Errorf("wake policy returned CPU %d: the machine has CPUs 0..%d", c, s.topo.NCPU-1)
+		case c != target && !p.allowed.Test(c):
+			err = fmt.Errorf("wake policy returned CPU %d, outside the task's allowed CPUs", c)
+		case st >= numStages:
+			err = fmt.Errorf("wake policy returned stage %d, not a stage", st)
+		}
+	}
+	if err != nil {
+		if s.err == nil {
+			s.err = err
+		}
+		return target, StageBusyTarget
+	}
+	return c, st
+}
+
+// StageByName is the Stage named name (Stage.String), if any.
+func StageByName(name string) (Stage, bool) {
+	for i, n := range stageNames {
+		if n == name {
+			return Stage(i), true
+		}
+	}
+	return 0, false
+}
+
+// The wakeup.
+
+// Task is the wakee's ID. Prev, Target and WakerCPU are its previous
+// CPU, wake_affine's choice (where the search starts) and the CPU the
+// wakeup is issued on.
+func (v *WakeView) Task() TaskID     { return v.p.ID }
+func (v *WakeView) Prev() int        { return v.prev }
+func (v *WakeView) Target() int      { return v.target }
+func (v *WakeView) WakerCPU() int    { return v.d.WakerCPU }
+func (v *WakeView) Sync() bool       { return v.d.Sync }
+func (v *WakeView) NCPU() int        { return v.s.topo.NCPU }
+func (v *WakeView) SMTPresent() bool { return v.s.smtPresent }
+
+// Allowed reports whether the wakee may run on cpu (p->cpus_ptr);
+// AllowedCPUs lists those CPUs in order.
+func (v *WakeView) Allowed(cpu int) bool { return v.validCPU(cpu) && v.p.allowed.Test(cpu) }
+func (v *WakeView) AllowedCPUs() []int   { return maskCPUs(v.p.allowed) }
+
+// The wakee's own facts: nice, latency-nice, util_avg (×1024, as it was
+// when it slept), wakee_flips, and p->recent_used_cpu (-1: none), which
+// select_idle_sibling itself updates (SetRecentUsedCPU).
+func (v *WakeView) Nice() int          { return v.p.Nice }
+func (v *WakeView) LatencyNice() int   { return v.p.LatencyNice }
+func (v *WakeView) TaskUtil() int64    { return v.p.util.avg }
+func (v *WakeView) WakeeFlips() int64  { return v.p.wakeeFlips }
+func (v *WakeView) RecentUsedCPU() int { return v.p.recentUsedCPU }
+func (v *WakeView) SetRecentUsedCPU(cpu int) error {
+	if cpu != -1 && !v.validCPU(cpu) {
+		return fmt.Errorf("recent_used_cpu %d: the machine has CPUs 0..%d", cpu, v.s.topo.NCPU-1)
+	}
+	v.p.recentUsedCPU = cpu
+	return nil
+}
+
+// WakerFlips is the waking task's wakee_flips (0 when woken from an
+// interrupt), and WakerKthread whether the waker is a kernel thread in
+// task context.
+func (v *WakeView) WakerFlips() int64 {
+	if v.cur.ID < 0 {
+		return 0
+	}
+	return v.cur.wakeeFlips
+}
+
+// WakerPerCPUKthread reports whether the waker is a per-CPU kernel
+// thread in task context (6.x's select_idle_sibling stacks its wakee on
+// prev = this CPU), and ThisNrRunning is the waker CPU's fair nr_running
+// (this_rq()->nr_running as the engine counts it there).
+func (v *WakeView) WakerPerCPUKthread() bool {
+	return v.cur.ID >= 0 && v.cur.Kthread() && v.cur.nrAllowed == 1
+}
+func (v *WakeView) ThisNrRunning() int { return v.s.cpus[v.d.WakerCPU].nr }
+
+// The waker CPU's own runqueue (this_rq(), read without a probe as the
+// kernel reads it): avg_idle, this CPU's sd_llc avg_scan_cost, and the
+// search's clock: the time its probes have cost so far (local_clock()
+// within the search; the policy's own run time is not counted).
+func (v *WakeView) AvgIdle() int64     { return v.s.cpus[v.d.WakerCPU].avgIdle }
+func (v *WakeView) AvgScanCost() int64 { return v.s.cpus[v.d.WakerCPU].avgScanCost }
+func (v *WakeView) LocalClock() int64  { return v.s.scanCost }
+
+// UpdateAvgScanCost is update_avg(&this_sd->avg_scan_cost, ns), as v5.2's
+// select_idle_cpu does after a scan that was not cut short.
+func (v *WakeView) UpdateAvgScanCost(ns int64) {
+	wc := v.s.cpus[v.d.WakerCPU]
+	wc.avgScanCost += (ns - wc.avgScanCost) / 8
+}
+
+// Knob is the value of the named knob in this run (booleans 0/1, and
+// isBool set).
+func (v *WakeView) Knob(name string) (val int64, isBool bool, err error) {
+	id, ok := knob.Lookup(name)
+	if !ok {
+		return 0, false, knob.UnknownError(name)
+	}
+	return v.s.k.Get(id), knob.ByID(id).Kind == knob.Bool, nil
+}
+
+// Topology (free to read).
+
+func (v *WakeView) validCPU(cpu int) bool { return cpu >= 0 && cpu < v.s.topo.NCPU }
+
+func (v *WakeView) checkCPU(cpu int) error {
+	if !v.validCPU(cpu) {
+		return fmt.Errorf("CPU %d: the machine has CPUs 0..%d", cpu, v.s.topo.NCPU-1)
+	}
+	return nil
+}
+
+// CoreOf, LLCOf and NodeOf are a CPU's core, LLC and node (socket) ids.
+func (v *WakeView) CoreOf(cpu int) (int, error) { return v.perCPU(v.s.topo.Core, cpu) }
+func (v *WakeView) LLCOf(cpu int) (int, error)  { return v.perCPU(v.s.topo.LLC, cpu) }
+func (v *WakeView) NodeOf(cpu int) (int, error) { return v.perCPU(v.s.topo.Socket, cpu) }
+
+func (v *WakeView) perCPU(ids []int, cpu int) (int, error) {
+	if err := v.checkCPU(cpu); err != nil {
+		return -1, err
+	}
+	return ids[cpu], nil
+}
+
+// Siblings lists cpu's SMT siblings, cpu included (cpu_smt_mask), in
+// thread order.
+func (v *WakeView) Siblings(cpu int) ([]int, error) {
+	if err := v.checkCPU(cpu); err != nil {
+		return nil, err
+	}
+	return v.s.topo.CoreCPUs[v.s.topo.Core[cpu]], nil
+}
+
+// LLCCPUs lists the CPUs sharing cpu's last-level cache (sd_llc's span),
+// in order; HasLLC reports whether cpu has an LLC domain at all (not on a
+// uniprocessor).
+func (v *WakeView) LLCCPUs(cpu int) ([]int, error) {
+	if err := v.checkCPU(cpu); err != nil {
+		return nil, err
+	}
+	return maskCPUs(v.s.topo.LLCSpan[v.s.topo.LLC[cpu]]), nil
+}
+func (v *WakeView) HasLLC(cpu int) bool { return v.validCPU(cpu) && v.s.topo.LLCDomainIdx[cpu] >= 0 }
+
+// ShareCache is cpus_share_cache(a, b).
+func (v *WakeView) ShareCache(a, b int) bool {
+	return v.validCPU(a) && v.validCPU(b) && v.s.topo.ShareCache(a, b)
+}
+
+// CoresOfLLC lists the first CPU of each core of LLC llc, in order.
+func (v *WakeView) CoresOfLLC(llc int) ([]int, error) {
+	if llc < 0 || llc >= v.s.topo.NLLC {
+		return nil, fmt.Errorf("LLC %d: the machine has LLCs 0..%d", llc, v.s.topo.NLLC-1)
+	}
+	var out []int
+	span := v.s.topo.LLCSpan[llc]
+	for c := span.First(); c >= 0; c = span.Next(c + 1) {
+		if v.s.topo.CoreCPUs[v.s.topo.Core[c]][0] == c {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func maskCPUs(m cpumask.Mask) []int {
+	out := make([]int, 0, m.Weight())
+	for c := m.First(); c >= 0; c = m.Next(c + 1) {
+		out = append(out, c)
+	}
+	return out
+}
+
+// The LLC's shared state (sd_llc_shared, as the kernel reads it without a
+// probe): has_idle_cores, which a select_idle_core that finds no idle
+// core clears, and SIS_UTIL's nr_idle_scan.
+func (v *WakeView) HasIdleCores(cpu int) (bool, error) {
+	return v.validCPU(cpu) && v.s.llcs[v.s.topo.LLC[cpu]].hasIdleCores, v.checkCPU(cpu)
+}
+func (v *WakeView) SetIdleCores(cpu int, val bool) error {
+	if err := v.checkCPU(cpu); err != nil {
+		return err
+	}
+	sh := &v.s.llcs[v.s.topo.LLC[cpu]]
+	if sh.hasIdleCores && !val {
+		v.s.stats.idleCoreCleared++
+	}
+	sh.hasIdleCores = val
+	return nil
+}
+func (v *WakeView) NrIdleScan(cpu int) (int64, error) {
+	if err := v.checkCPU(cpu); err != nil {
+		return 0, err
+	}
+	return v.s.llcs[v.s.topo.LLC[cpu]].nrIdleScan, nil
+}
+
+// Probing and the CPUs' runtime state.
+
+// Probe is the kernel's available_idle_cpu(cpu) with its cost: the
+// waker pays probe_ns plus fetching cpu's runqueue line, the probe is
+// listed in the decision, and cpu's runtime state becomes readable for
+// the rest of the call.
+func (v *WakeView) Probe(cpu int) (bool, error) {
+	if err := v.checkCPU(cpu); err != nil {
+		return false, err
+	}
+	v.probed[cpu] = v.gen
+	return v.s.probe(cpu), nil
+}
+
+// Probes is how many CPUs this call has probed so far, its own probes
+// and the built-in stages' together.
+func (v *WakeView) Probes() int { return len(v.s.probeBuf) - v.callFrom }
+
+func (v *WakeView) readable(cpu int) (*cpu, error) {
+	if err := v.checkCPU(cpu); err != nil {
+		return nil, err
+	}
+	if v.probed[cpu] != v.gen {
+		found := false
+		for _, c := range v.s.probeBuf[v.callFrom:] {
+			if c == cpu {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("CPU %d not probed in this call: %w", cpu, ErrNotProbed)
+		}
+		v.probed[cpu] = v.gen
+	}
+	return v.s.cpus[cpu], nil
+}
+
+// Idle is available_idle_cpu, NrRunning rq->nr_running, Polling whether
+// the idle CPU spins in POLL (a wakeup needs no IPI), CState the idle
+// state chosen at its last idle entry (-1 when busy), Util its util_avg
+// (×1024): each for a CPU probed in this call.
+func (v *WakeView) Idle(cpu int) (bool, error) {
+	c, err := v.readable(cpu)
+	if err != nil {
+		return false, err
+	}
+	return c.idle(), nil
+}
+func (v *WakeView) NrRunning(cpu int) (int, error) {
+	c, err := v.readable(cpu)
+	if err != nil {
+		return 0, err
+	}
+	return c.nrRunning(), nil
+}
+func (v *WakeView) Polling(cpu int) (bool, error) {
+	c, err := v.readable(cpu)
+	if err != nil {
+		return false, err
+	}
+	return v.s.polling(c), nil
+}
+func (v *WakeView) CState(cpu int) (int, error) {
+	c, err := v.readable(cpu)
+	if err != nil {
+		return 0, err
+	}
+	if c.curr != nil || !v.s.idleModel() {
+		return -1, nil
+	}
+	return c.cstate, nil
+}
+func (v *WakeView) Util(cpu int) (int64, error) {
+	c, err := v.readable(cpu)
+	if err != nil {
+		return 0, err
+	}
+	u := c.util // a copy: reading must not advance the CPU's own signal
+	return u.at(v.s.now), nil
+}
+
+// CurrInfo describes the task a probed CPU runs: its class ("fair",
+// "rt", "dl"; "idle" when none), nice and latency-nice.
+type CurrInfo struct {
+	Class             string
+	Nice, LatencyNice int
+}
+
+func (v *WakeView) Curr(cpu int) (CurrInfo, error) {
+	c, err := v.readable(cpu)
+	if err != nil {
+		return CurrInfo{}, err
+	}
+	t := c.curr
+	switch {
+	case t == nil:
+		return CurrInfo{Class: "idle"}, nil
+	case t.dl():
+		return CurrInfo{Class: "dl", Nice: t.Nice, LatencyNice: t.LatencyNice}, nil
+	case t.rt():
+		return CurrInfo{Class: "rt", Nice: t.Nice, LatencyNice: t.LatencyNice}, nil
+	}
+	return CurrInfo{Class: "fair", Nice: t.Nice, LatencyNice: t.LatencyNice}, nil
+}
+
+// Reporting a select_idle_cpu scan of the policy's own, so that the
+// search statistics (select_idle_cpu calls, probes per scan, cut short)
+// count it as they count the kernel's: ScanBegin(nr) when the scan loop
+// starts with budget nr (math.MaxInt32 or more: unlimited), ScanEnd when
+// it ends (cutShort: the budget ran out). The probes between them are the
+// scan's. A scan the policy opens and does not end is ended at return.
+func (v *WakeView) ScanBegin(nr int64) {
+	v.d.SISCalled = true
+	v.d.SISLimit = int(min(max(nr, 0), math.MaxInt32))
+	v.scanFrom = len(v.s.probeBuf)
+}
+
+func (v *WakeView) ScanEnd(cutShort bool) error {
+	if v.scanFrom < 0 {
+		return errors.New("scan_end without scan_begin")
+	}
+	v.d.SISProbes = len(v.s.probeBuf) - v.scanFrom
+	v.d.SISCutShort = cutShort
+	v.scanFrom = -1
+	return nil
+}
+
+// The kernel's own stages, as the running era has them, each charging
+// and recording exactly as without a policy.
+
+// KernelSelectIdleSibling is the era's whole select_idle_sibling.
+func (v *WakeView) KernelSelectIdleSibling() (int, Stage) {
+	return v.s.fair.selectIdleSibling(v.s, v.p, v.prev, v.target, v.cur, v.d)
+}
+
+func (v *WakeView) llcDomainOf(target int) (ok bool, err error) {
+	if err := v.checkCPU(target); err != nil {
+		return false, err
+	}
+	return v.s.topo.LLCDomainIdx[target] >= 0, nil
+}
+
+func (v *WakeView) needEra52(what string) error {
+	if !v.s.fair.wakeup52 {
+		return fmt.Errorf("%s: era %s folds it into select_idle_cpu(target, has_idle_core)", what, v.s.era)
+	}
+	return nil
+}
+
+// KernelSelectIdleCore is v5.2's select_idle_core(p, sd_llc, target): an
+// idle core of target's LLC (its first CPU), or -1; a scan that finds
+// none clears has_idle_cores. Era 5.2 only (6.x scans cores inside
+// select_idle_cpu).
+func (v *WakeView) KernelSelectIdleCore(target int) (int, error) {
+	if err := v.needEra52("select_idle_core"); err != nil {
+		return -1, err
+	}
+	ok, err := v.llcDomainOf(target)
+	if !ok {
+		return -1, err
+	}
+	return v.s.selectIdleCore(v.p, v.s.topo.Domains[target][v.s.topo.LLCDomainIdx[target]], target), nil
+}
+
+// KernelSelectIdleCPU is the era's select_idle_cpu(p, sd_llc, target)
+// with its budget (SIS_PROP or SIS_UTIL) and knobs (v5.2's SIS_BOUND,
+// SIS_ROTATE, SIS_TARGET_CORE, LN_SEARCH): the CPU found or -1, and the
+// stage to report. hasIdleCore is 6.x's argument (scan core by core, as
+// select_idle_core); v5.2 ignores it.
+func (v *WakeView) KernelSelectIdleCPU(target int, hasIdleCore bool) (int, Stage, error) {
+	ok, err := v.llcDomainOf(target)
+	if !ok {
+		return -1, StageBusyTarget, err
+	}
+	llc := v.s.topo.Domains[target][v.s.topo.LLCDomainIdx[target]]
+	if v.s.fair.wakeup52 {
+		c := v.s.selectIdleCPU(v.p, llc, target, v.d)
+		return c, StageIdleCPU, nil
+	}
+	c, st := v.s.selectIdleCPU66(v.p, llc, hasIdleCore, target, v.d)
+	return c, st, nil
+}
+
+// KernelSelectIdleSMT is the era's select_idle_smt: in v5.2 the first
+// idle allowed thread of target's core; in 6.x an idle allowed sibling of
+// cpu other than itself within target's LLC. -1 when none.
+func (v *WakeView) KernelSelectIdleSMT(cpu int) (int, error) {
+	if err := v.checkCPU(cpu); err != nil {
+		return -1, err
+	}
+	if v.s.fair.wakeup52 {
+		return v.s.selectIdleSMT(v.p, cpu), nil
+	}
+	if !v.s.smtPresent || v.s.topo.LLCDomainIdx[v.target] < 0 {
+		return -1, nil
+	}
+	return v.s.selectIdleSMT66(v.p, v.s.topo.Domains[v.target][v.s.topo.LLCDomainIdx[v.target]], cpu), nil
+}
+
+// The policy's persistent state: an integer per CPU and per LLC, zero
+// at the start of the run, kept across wakeups (a rotating window's
+// position, say).
+func (v *WakeView) CPUSlot(cpu int) (int64, error) {
+	if err := v.checkCPU(cpu); err != nil {
+		return 0, err
+	}
+	return v.cpuSlots[cpu], nil
+}
+func (v *WakeView) SetCPUSlot(cpu int, val int64) error {
+	if err := v.checkCPU(cpu); err != nil {
+		return err
+	}
+	v.cpuSlots[cpu] = val
+	return nil
+}
+func (v *WakeView) LLCSlot(llc int) (int64, error) {
+	if llc < 0 || llc >= v.s.topo.NLLC {
+		return 0, fmt.Errorf("LLC %d: the machine has LLCs 0..%d", llc, v.s.topo.NLLC-1)
+	}
+	return v.llcSlots[llc], nil
+}
+func (v *WakeView) SetLLCSlot(llc int, val int64) error {
+	if llc < 0 || llc >= v.s.topo.NLLC {
+		return fmt.Errorf("LLC %d: the machine has LLCs 0..%d", llc, v.s.topo.NLLC-1)
+	}
+	v.llcSlots[llc] = val
+	return nil
+}

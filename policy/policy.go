@@ -1,0 +1,216 @@
+// Package policy runs a wakeup policy written in Starlark (go.starlark.net)
+// in place of the fair classes' select_idle_sibling (engine.WakePolicy).
+//
+// A policy file defines
+//
+//	def select_idle_sibling(p, prev, target):
+//	    ...
+//	    return cpu            # reported as stage "policy"
+//	    return cpu, "select_idle_cpu"   # or one of the kernel's stage names
+//
+// and reads the machine through the predeclared built-ins (Builtins lists
+// them): probe(cpu) is the only way to learn a CPU's runtime state in a
+// call, and costs the waker what the kernel's own probes cost; the
+// kernel's stages are kernel.select_idle_core(target), ...
+//
+// Starlark's own run time is not simulated time: only the probes and the
+// kernel stages a policy calls cost the waker anything. The interpreter
+// is deterministic (no clock, no randomness, insertion-ordered dicts), so
+// a policy run reproduces like any other run.
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"schedplay/engine"
+)
+
+// Limits.
+const (
+	// MaxSourceBytes bounds a policy file.
+	MaxSourceBytes = 64 << 10
+	// DefaultMaxSteps is the Starlark step limit of one call.
+	DefaultMaxSteps = 1_000_000
+)
+
+// EntryPoint is the function a policy file must define.
+const EntryPoint = "select_idle_sibling"
+
+// Program is a compiled policy file: compile once, then New gives each
+// simulation its own instance. A Program is safe for concurrent use.
+type Program struct {
+	file     string
+	fn       *starlark.Function
+	maxSteps uint64
+}
+
+// Name is the file name the program was compiled from.
+func (p *Program) Name() string { return p.file }
+
+// SetMaxSteps sets the step limit per call (0: DefaultMaxSteps).
+func (p *Program) SetMaxSteps(n uint64) {
+	if n == 0 {
+		n = DefaultMaxSteps
+	}
+	p.maxSteps = n
+}
+
+var fileOptions = &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, GlobalReassign: true}
+
+// Compile parses, resolves and initialises the policy source src (named
+// filename in errors, which are "file:line:col: message").
+func Compile(filename string, src []byte) (*Program, error) {
+	if len(src) > MaxSourceBytes {
+		return nil, fmt.Errorf("%s: %d bytes, above the %d-byte limit of a policy", filename, len(src), MaxSourceBytes)
+	}
+	_, prog, err := starlark.SourceProgramOptions(fileOptions, filename, src, predeclared.Has)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	th := &starlark.Thread{Name: filename, Print: func(*starlark.Thread, string) {}}
+	th.SetMaxExecutionSteps(DefaultMaxSteps)
+	globals, err := prog.Init(th, predeclared)
+	if err != nil {
+		return nil, runError(filename, err, DefaultMaxSteps)
+	}
+	globals.Freeze()
+	v, ok := globals[EntryPoint]
+	if !ok {
+		return nil, fmt.Errorf("%s: defines no %s(p, prev, target)", filename, EntryPoint)
+	}
+	fn, ok := v.(*starlark.Function)
+	if !ok {
+		return nil, fmt.Errorf("%s: %s is a %s, not a function", filename, EntryPoint, v.Type())
+	}
+	if fn.NumParams() != 3 {
+		return nil, fmt.Errorf("%s: %s: %s takes %d parameters; it must take 3 (p, prev, target)", filename, fn.Position(), EntryPoint, fn.NumParams())
+	}
+	return &Program{file: filename, fn: fn, maxSteps: DefaultMaxSteps}, nil
+}
+
+func compileError(err error) error {
+	var se syntax.Error
+	if errors.As(err, &se) {
+		return fmt.Errorf("%s: %s", se.Pos, se.Msg)
+	}
+	var el resolve.ErrorList
+	if errors.As(err, &el) {
+		var b strings.Builder
+		for i, e := range el {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "%s: %s", e.Pos, e.Msg)
+		}
+		return errors.New(b.String())
+	}
+	return err
+}
+
+// runError names the line of the policy a Starlark runtime error came
+// from: the innermost frame in the file (a built-in's name is added).
+func runError(file string, err error, steps uint64) error {
+	var ee *starlark.EvalError
+	if !errors.As(err, &ee) {
+		return fmt.Errorf("%s: %v", file, err)
+	}
+	msg := ee.Msg
+	if strings.HasSuffix(msg, "too many steps") {
+		msg = fmt.Sprintf("more than %d Starlark steps in one call (the policy's step limit)", steps)
+	}
+	stack := ee.CallStack
+	in := ""
+	if n := len(stack); n > 0 && stack[n-1].Pos.Filename() == "<builtin>" {
+		in = stack[n-1].Name + ": "
+		stack = stack[:n-1]
+	}
+	if n := len(stack); n > 0 {
+		return fmt.Errorf("%s: %s%s", stack[n-1].Pos, in, msg)
+	}
+	return fmt.Errorf("%s: %s%s", file, in, msg)
+}
+
+// New is an instance of the program for one simulation.
+func (p *Program) New() engine.WakePolicy {
+	in := &instance{prog: p}
+	in.th = &starlark.Thread{Name: p.file, Print: func(*starlark.Thread, string) {}}
+	in.th.SetLocal(localKey, in)
+	in.task = &taskValue{in: in}
+	in.args = make(starlark.Tuple, 3)
+	return in
+}
+
+const localKey = "schedplay.policy"
+
+type instance struct {
+	prog *Program
+	th   *starlark.Thread
+	v    *engine.WakeView
+	task *taskValue
+	args starlark.Tuple
+}
+
+// policyStages are the stage names a policy may report.
+var policyStages = map[string]engine.Stage{}
+
+func init() {
+	for _, st := range []engine.Stage{engine.StageTarget, engine.StagePrev, engine.StageRecent, engine.StageIdleCore,
+		engine.StageIdleCPU, engine.StageIdleSMT, engine.StageBusyTarget, engine.StageNoLLC, engine.StagePolicy} {
+		policyStages[st.String()] = st
+	}
+}
+
+// SelectIdleSibling implements engine.WakePolicy.
+func (in *instance) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, error) {
+	in.v = v
+	defer func() { in.v = nil }()
+	in.args[0], in.args[1], in.args[2] = in.task, starlark.MakeInt(v.Prev()), starlark.MakeInt(v.Target())
+	in.th.SetMaxExecutionSteps(in.th.ExecutionSteps() + in.prog.maxSteps)
+	res, err := starlark.Call(in.th, in.prog.fn, in.args, nil)
+	if err != nil {
+		return 0, 0, runError(in.prog.file, err, in.prog.maxSteps)
+	}
+	where := fmt.Sprintf("%s: %s", in.prog.fn.Position(), EntryPoint)
+	stage := engine.StagePolicy
+	cv := res
+	if t, ok := res.(starlark.Tuple); ok {
+		if len(t) != 2 {
+			return 0, 0, fmt.Errorf("%s returned a tuple of %d; want cpu or (cpu, stage)", where, len(t))
+		}
+		name, ok := starlark.AsString(t[1])
+		if !ok {
+			return 0, 0, fmt.Errorf("%s returned stage %s, not a string", where, t[1])
+		}
+		if stage, ok = policyStages[name]; !ok {
+			return 0, 0, fmt.Errorf("%s returned stage %q; want one of %s", where, name, strings.Join(stageList(), ", "))
+		}
+		cv = t[0]
+	}
+	c, err := starlark.AsInt32(cv)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s returned %s, not a CPU", where, cv)
+	}
+	if c < 0 || c >= v.NCPU() {
+		return 0, 0, fmt.Errorf("%s returned CPU %d: the machine has CPUs 0..%d", where, c, v.NCPU()-1)
+	}
+	if c != v.Target() && !v.Allowed(c) {
+		return 0, 0, fmt.Errorf("%s returned CPU %d, outside the task's allowed CPUs", where, c)
+	}
+	return c, stage, nil
+}
+
+func stageList() []string {
+	var out []string
+	for _, n := range engine.StageNames() {
+		if _, ok := policyStages[n]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
