@@ -133,8 +133,9 @@ kernel-smoke:
 
 ## kernel-table: the README's kernel table (both kernels × the shapes ×
 ## the workloads, then the RT cases on the first shape: FIFO hogs beside
-## schbench, a FIFO pipe, cyclictest; era 6.12's RT rows say the
-## simulation refuses); prints it in Markdown. Over an hour on 2 cores.
+## schbench, a FIFO pipe, cyclictest; then the deadline cases: deadline
+## hogs beside schbench, a deadline pipe); prints it in Markdown. Over an
+## hour on 2 cores.
 kernel-table:
 	$(GO) run ./cmd/schedsim kernel --table
 
