@@ -848,7 +848,9 @@ func (s *Sim) onKick(c *cpu) {
 	// waits on the wake_list first.
 	s.ttwuPending(c)
 	if c.curr == nil {
-		if c.nr > 0 || c.rtNr > 0 || c.dlNr > 0 {
+		if c.nr > 0 || c.rtNr > 0 || c.dlNr > 0 || c.fairServer != nil && c.fairServer.onRQ {
+			// (A fair server put on an idle CPU's tree: its pick finds
+			// no fair task and stops it.)
 			s.schedule(c)
 		}
 		return

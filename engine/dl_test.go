@@ -406,3 +406,28 @@ func TestDLExitAndAffinity(t *testing.T) {
 		t.Errorf("big ran %d ms on cpu %d, third %d ms on cpu %d; want each its 90 ms a period on a CPU of its own", big.sumExec/Millisecond, big.cpu, third.sumExec/Millisecond, third.cpu)
 	}
 }
+
+// Era 6.12: a fair server whose zero-laxity time comes on a CPU that has
+// gone idle wakes the CPU, finds no fair task to pick and stops
+// (dl_server_stop in __pick_task_dl), so that the CPU is free for
+// deadline placement again.
+func TestFairServerStopsOnIdleCPU(t *testing.T) {
+	s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", "6.12", "IDLE_STATES", "false")
+	s.debug = true
+	w := s.AddWorkload("mix", "mix")
+	steps := 0
+	short := ProgramFunc(func(*Ctx) Action {
+		steps++
+		if steps == 1 {
+			return Run(5 * Millisecond)
+		}
+		return Exit()
+	})
+	f := spawnOn(t, s, w, "fair", 0, 0, short)
+	spawnRT(t, s, w, "fifo", 1, cpumaskOf(s, 1), PolicyFIFO, 50, periodic(Millisecond, 9*Millisecond))
+	s.RunUntil(2 * Second)
+	fs := s.cpus[f.cpu].fairServer
+	if fs.onRQ || fs.active || fs.replenishAt >= 0 {
+		t.Errorf("the fair server of idle CPU %d: on rq %v, active %v, timer %d; want stopped", f.cpu, fs.onRQ, fs.active, fs.replenishAt)
+	}
+}
