@@ -169,6 +169,24 @@ func (st *State) ArmPolicy(i int) Policy {
 	return st.Policies[i]
 }
 
+// PolicyViews are the state's arms' policies for the page (PageState).
+func (st *State) PolicyViews() []PolicyView {
+	out := make([]PolicyView, st.NumArms())
+	for i := range out {
+		p := st.ArmPolicy(i)
+		if !p.IsSet() {
+			continue
+		}
+		out[i].Name = p.Name
+		sum := sha256.Sum256([]byte(p.Src))
+		out[i].Sum = base64.RawURLEncoding.EncodeToString(sum[:9])
+		if _, err := CompilePolicy(p); err != nil {
+			out[i].Error = err.Error()
+		}
+	}
+	return out
+}
+
 // policyKey is arm i's link key for its policy.
 func policyKey(i int) string {
 	if i == 0 {

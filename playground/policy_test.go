@@ -161,3 +161,24 @@ func TestPolicyArmMatchesScenario(t *testing.T) {
 		t.Errorf("results do not name the policy: %.300s", got)
 	}
 }
+
+// The decision panel lists a policy's probes and the CPU it returned.
+func TestPolicyDecisions(t *testing.T) {
+	st := Default()
+	st.Policies[1] = examplePolicy(t, "rotating-window.star")
+	b := buildArm(t, st, 1)
+	b.RunTo(200e6)
+	log := b.Log.Last(LogSize)
+	if len(log) == 0 {
+		t.Fatal("no decisions")
+	}
+	x := log[len(log)-1]
+	if len(x.Stages) == 0 || x.Stages[0].Stage != "policy" || !strings.Contains(x.Stages[0].Result, "rotating-window.star probed") {
+		t.Errorf("stages: %+v", x.Stages)
+	}
+	for _, p := range x.Probes {
+		if p.Stage != "policy" {
+			t.Errorf("probe %+v", p)
+		}
+	}
+}

@@ -43,6 +43,9 @@ type Runner struct {
 // NewRunner runs arm, built for build seq.
 func NewRunner(arm *Arm, seq int64, speed float64, paused bool) *Runner {
 	r := &Runner{Arm: arm, Seq: seq, Speed: speed, Paused: paused, Limit: -1, Log: Attach(arm.Sim)}
+	if arm.Config.WakePolicy != nil && arm.PolicyErr == nil {
+		r.Log.Policy = arm.Config.WakePolicy.Name()
+	}
 	r.Resync()
 	return r
 }
