@@ -520,6 +520,10 @@ func TestPlayground(t *testing.T) {
 		t.Logf("(g2) deadline tasks: %s", shorten(eval[string](p, `document.querySelector("#dl-tasks tbody").textContent`), 300))
 	})
 
+	t.Run("g3_wake_policy", func(t *testing.T) {
+		policyStep(t, p.with(t))
+	})
+
 	if f := con.failure(); f != "" {
 		t.Errorf("the page failed: %s\n%s", f, con.dump())
 	}

@@ -18,6 +18,19 @@ type Arm struct {
 	Label  string
 	Config scenario.Config
 	Sim    *engine.Sim
+	// PolicyErr is why the arm's wake policy could not be set (it does
+	// not compile, or the era has no select_idle_sibling): the arm is
+	// built without it and does not run (Err).
+	PolicyErr error
+}
+
+// Err is what stops the arm: its policy's compile error, or the error
+// of the policy that stopped its run (scenario.PolicyError), else nil.
+func (a *Arm) Err() error {
+	if a.PolicyErr != nil {
+		return a.PolicyErr
+	}
+	return scenario.PolicyError(a.Sim)
 }
 
 // App holds the page's simulations. Every method locks; a display that

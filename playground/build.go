@@ -280,7 +280,10 @@ func (j *buildJob) run(since time.Time, onStart func(), pause PauseFunc) (arms [
 	j.update(func(p *BuildProgress) { p.CPUs = tp.NCPU })
 	// Everything scenario.Config.Check refuses, for every arm, before the
 	// first task: a bad arm B must not cost the whole of arm A first.
-	type armSetup struct{ cfg engine.Config }
+	type armSetup struct {
+		cfg    engine.Config
+		polErr error
+	}
 	setups := make([]armSetup, n)
 	for i, cfg := range cfgs {
 		k, err := scenario.KnobValues(spec, cfg.Knobs)
@@ -293,6 +296,14 @@ func (j *buildJob) run(since time.Time, onStart func(), pause PauseFunc) (arms [
 			}
 		}
 		setups[i].cfg = engine.Config{Machine: tp, Knobs: k, Seed: cfg.Seed, Debug: cfg.Debug}
+		if pol := st.ArmPolicy(i); pol.IsSet() {
+			prog, err := CompilePolicy(pol)
+			if err != nil {
+				setups[i].polErr = err
+			} else {
+				setups[i].cfg.WakePolicy = prog.New()
+			}
+		}
 	}
 	armTasks := 0
 	for i, cfg := range cfgs {
@@ -307,6 +318,13 @@ func (j *buildJob) run(since time.Time, onStart func(), pause PauseFunc) (arms [
 		var sim *engine.Sim
 		if err := step("engine setup, arm "+label, func() (err error) {
 			sim, err = engine.New(setups[i].cfg)
+			if err != nil && setups[i].cfg.WakePolicy != nil {
+				// The era has no select_idle_sibling to replace: the
+				// arm is built without the policy and says why.
+				setups[i].polErr = fmt.Errorf("%s: %v", st.ArmPolicy(i).Name, err)
+				setups[i].cfg.WakePolicy = nil
+				sim, err = engine.New(setups[i].cfg)
+			}
 			if err != nil {
 				return armErr(i, err)
 			}
@@ -343,7 +361,7 @@ func (j *buildJob) run(since time.Time, onStart func(), pause PauseFunc) (arms [
 			}
 		}
 		armTasks = sim.NumTasks()
-		arms = append(arms, &Arm{Label: label, Config: cfg, Sim: sim})
+		arms = append(arms, &Arm{Label: label, Config: cfg, Sim: sim, PolicyErr: setups[i].polErr})
 	}
 	return arms, nil
 }

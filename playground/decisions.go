@@ -123,6 +123,10 @@ type DecisionLog struct {
 	// tasks (the hook looks for the ones on prev and chosen among them).
 	dlTasks   []engine.TaskID
 	dlScanned int
+	// Policy names the wake policy that replaces select_idle_sibling in
+	// the arm (""; none): its decisions list its probes and returned CPU
+	// instead of the kernel's stages.
+	Policy string
 }
 
 // rawDecision is a decision as the hook saw it.
@@ -509,6 +513,9 @@ func (l *DecisionLog) stages(x *rawDecision) (st []Tried, pr []Probed) {
 		}
 		return fmt.Sprintf("CPU %d busy", cpu)
 	}
+	if l.Policy != "" && d.Stage != engine.StageDelayed && d.Stage != engine.StagePinned && d.Stage != engine.StageFallback {
+		return l.policyStages(x)
+	}
 	switch d.Stage {
 	case engine.StageDelayed:
 		// Era 6.12: ttwu_runnable found the wakee still queued (delayed)
@@ -617,4 +624,26 @@ func (l *DecisionLog) stages(x *rawDecision) (st []Tried, pr []Probed) {
 	add("select_idle_smt", len(probes)-k)
 	st = append(st, Tried{"select_idle_smt", "no idle sibling of target"})
 	return append(st, Tried{"busy target", fmt.Sprintf("nothing idle found: CPU %d (busy) it is", d.Target)}), pr
+}
+
+// policyStages is a wake policy's decision: every CPU it probed (itself
+// or through a kernel stage it called), in order, and the CPU it
+// returned with the stage it named ("policy" for none).
+func (l *DecisionLog) policyStages(x *rawDecision) (st []Tried, pr []Probed) {
+	d := &x.d
+	for k, c := range d.Probes {
+		if k >= len(x.states) {
+			break
+		}
+		pr = append(pr, Probed{CPU: c, Stage: "policy", State: l.stateName(x.states[k])})
+	}
+	idle := "busy"
+	if d.ChosenIdle {
+		idle = "idle"
+	}
+	st = append(st, Tried{"policy", fmt.Sprintf("%s probed %d CPU(s) and returned CPU %d (%s)", l.Policy, len(d.Probes), d.Chosen, idle)})
+	if d.Stage != engine.StagePolicy {
+		st = append(st, Tried{d.Stage.String(), fmt.Sprintf("CPU %d: chosen (the stage the policy named)", d.Chosen)})
+	}
+	return st, pr
 }

@@ -43,6 +43,9 @@ type Runner struct {
 // NewRunner runs arm, built for build seq.
 func NewRunner(arm *Arm, seq int64, speed float64, paused bool) *Runner {
 	r := &Runner{Arm: arm, Seq: seq, Speed: speed, Paused: paused, Limit: -1, Log: Attach(arm.Sim)}
+	if arm.Config.WakePolicy != nil && arm.PolicyErr == nil {
+		r.Log.Policy = arm.Config.WakePolicy.Name()
+	}
 	r.Resync()
 	return r
 }
@@ -58,7 +61,7 @@ func (r *Runner) Resync() {
 func (r *Runner) Finished() bool { return r.finished }
 
 // stopped: paused, finished or halted — Run does nothing.
-func (r *Runner) stopped() bool { return r.Paused || r.finished || r.Halted }
+func (r *Runner) stopped() bool { return r.Paused || r.finished || r.Halted || r.Arm.Err() != nil }
 
 // Active reports whether Run would advance the simulation.
 func (r *Runner) Active() bool {
@@ -184,7 +187,7 @@ func (r *Runner) window(now time.Time) {
 // StepWakeup runs to the next wakeup decision (at most 10 simulated
 // seconds ahead).
 func (r *Runner) StepWakeup() {
-	if r.Halted {
+	if r.Halted || r.Arm.Err() != nil {
 		return
 	}
 	sim := r.Arm.Sim
@@ -203,7 +206,7 @@ func (r *Runner) StepWakeup() {
 
 // StepEvent runs one event.
 func (r *Runner) StepEvent() {
-	if r.Halted || r.Arm.Sim.NextEventTime() < 0 {
+	if r.Halted || r.Arm.Err() != nil || r.Arm.Sim.NextEventTime() < 0 {
 		return
 	}
 	r.Arm.Sim.Step()
@@ -213,7 +216,7 @@ func (r *Runner) StepEvent() {
 
 // RunUntil runs to simulated time t (the other arm's, after its step).
 func (r *Runner) RunUntil(t int64) {
-	if r.Halted {
+	if r.Halted || r.Arm.Err() != nil {
 		return
 	}
 	if t > r.Arm.Sim.Now() {
@@ -227,7 +230,7 @@ func (r *Runner) RunUntil(t int64) {
 // as `schedsim run --duration t` does. A run already past t cannot go
 // back: the caller replays it from the start first (Rewound).
 func (r *Runner) RunTo(t int64) {
-	if r.Halted {
+	if r.Halted || r.Arm.Err() != nil {
 		return
 	}
 	scenario.Advance(r.Arm.Sim, t)
@@ -263,6 +266,10 @@ func (r *Runner) Snapshot(s *Snapshot, bars bool, info int) {
 	r.dec = s.Fill(r.Arm.Sim, r.dec, bars, info)
 	s.Seq, s.Arm = r.Seq, armIndex(r.Arm.Label)
 	s.Finished, s.Halted = r.finished, r.Halted
+	s.PolicyErr = ""
+	if err := r.Arm.Err(); err != nil {
+		s.PolicyErr = err.Error()
+	}
 	s.SimRate, s.EventsPerSec = r.simRate, r.evRate
 	s.Pace = r.pace
 	if s.Pace == 0 {

@@ -30,6 +30,9 @@ type Snapshot struct {
 	DLStats  engine.DLStats
 	Finished bool
 	Halted   bool
+	// PolicyErr is what stopped the arm's run, its wake policy's error
+	// naming the file and line (Arm.Err), or "".
+	PolicyErr string
 	// SimRate is simulated seconds per wall second, EventsPerSec engine
 	// events per wall second, both over the worker's last half second.
 	SimRate, EventsPerSec float64
@@ -309,7 +312,7 @@ func (s *Snapshot) fillPinned(sim *engine.Sim) {
 }
 
 // snapVersion starts every encoded snapshot.
-const snapVersion = 6
+const snapVersion = 7
 
 type enc struct{ b []byte }
 
@@ -365,6 +368,7 @@ func (s *Snapshot) Encode(b []byte) []byte {
 	}
 	e.u(s.Finished)
 	e.u(s.Halted)
+	e.s(s.PolicyErr)
 	e.f(s.SimRate)
 	e.f(s.EventsPerSec)
 	e.f(s.Pace)
@@ -588,6 +592,7 @@ func (s *Snapshot) Decode(b []byte) error {
 		d.dlStats(&s.DLStats)
 	}
 	s.Finished, s.Halted = d.u(), d.u()
+	s.PolicyErr = d.s()
 	s.SimRate, s.EventsPerSec, s.Pace = d.f(), d.f(), d.f()
 	n := d.n(4*11 + 2 + 8)
 	s.Views = s.Views[:0]

@@ -112,6 +112,10 @@ type State struct {
 	// from; the arms are already in Knobs, KnobsB and Extra. The link
 	// names it (exp=) while the arms are still the experiment's.
 	Experiment string
+	// Policies are the arms' wake policies (A, B, C, D; policy.go): the
+	// link's "policy", "b.policy", … keys. A policy that does not compile
+	// is kept (the page shows its error and does not run that arm).
+	Policies [MaxArms]Policy
 }
 
 // MaxArms is how many arms run side by side.
@@ -176,8 +180,14 @@ func (st *State) Config(arm int) scenario.Config {
 	for _, k := range sortedKeys(m) {
 		sets = append(sets, k+"="+m[k])
 	}
-	return scenario.Config{Preset: st.Preset, Machine: st.Machine, Workloads: append([]string(nil), st.Workloads...),
+	c := scenario.Config{Preset: st.Preset, Machine: st.Machine, Workloads: append([]string(nil), st.Workloads...),
 		Knobs: sets, Seed: st.Seed, Duration: scenario.MaxDuration}
+	// A policy that does not compile is left out here: the build names
+	// its error (Arm.PolicyErr).
+	if prog, err := CompilePolicy(st.ArmPolicy(arm)); err == nil && prog != nil {
+		c.WakePolicy = prog
+	}
+	return c
 }
 
 // Validate checks the state as the simulation would.
@@ -208,7 +218,7 @@ func (st *State) Validate() error {
 }
 
 // reserved are the fragment keys that are not knobs.
-var reserved = []string{"v", "preset", "machine", "w", "seed", "speed", "ab", "arms", "exp"}
+var reserved = []string{"v", "preset", "machine", "w", "seed", "speed", "ab", "arms", "exp", "policy"}
 
 // Parse reads a URL fragment ("#preset=…&w=…&SIS_CORE=0&seed=7"), with or
 // without the leading '#'. Knob keys name arm A's knobs; "b.KNOB" arm B's.
@@ -302,6 +312,22 @@ func Parse(fragment string) (State, error) {
 			if err := st.applyExperiment(val); err != nil {
 				return Default(), err
 			}
+		case "policy", "b.policy", "c.policy", "d.policy":
+			p, err := decodePolicy(key, val)
+			if err != nil {
+				return Default(), err
+			}
+			i := 0
+			if key != "policy" {
+				i = int(key[0] - 'a')
+			}
+			switch i {
+			case 1:
+				st.AB = true
+			case 2, 3:
+				st.extra(i - 2)
+			}
+			st.Policies[i] = p
 		default:
 			target := st.Knobs
 			name, arm := key, 0
@@ -350,6 +376,9 @@ func Parse(fragment string) (State, error) {
 		}
 	} else if st.Preset == DefaultPreset {
 		st.Preset = st.Machine.Name
+	}
+	for i := st.NumArms(); i < MaxArms; i++ {
+		st.Policies[i] = Policy{} // the arm was dropped by a later arms= or ab=0
 	}
 	if sawWorkload {
 		st.Workloads = workloads
@@ -402,6 +431,7 @@ func (st *State) setExperiment(e *presets.Experiment) {
 	m, w, k := e.ArmSetup(0)
 	st.Preset, st.Machine, st.Workloads, st.Knobs = m, nil, append([]string(nil), w...), k
 	st.AB, st.KnobsB, st.Extra = false, map[string]string{}, nil
+	st.Policies = [MaxArms]Policy{}
 	for n, i := range LiveArms(e)[1:] {
 		_, _, ki := e.ArmSetup(i)
 		switch n {
@@ -457,11 +487,18 @@ func (st State) Encode() string {
 	for _, k := range sortedKeys(st.Knobs) {
 		parts = append(parts, k+"="+escape(st.Knobs[k]))
 	}
+	pol := func(i int) {
+		if p := st.ArmPolicy(i); p.IsSet() {
+			parts = append(parts, policyKey(i)+"="+encodePolicy(p))
+		}
+	}
+	pol(0)
 	if st.AB {
 		parts = append(parts, "ab=1")
 		for _, k := range sortedKeys(st.KnobsB) {
 			parts = append(parts, "b."+k+"="+escape(st.KnobsB[k]))
 		}
+		pol(1)
 		if len(st.Extra) > 0 {
 			parts = append(parts, "arms="+strconv.Itoa(st.NumArms()))
 		}
@@ -469,6 +506,7 @@ func (st State) Encode() string {
 			for _, k := range sortedKeys(m) {
 				parts = append(parts, string(rune('c'+i))+"."+k+"="+escape(m[k]))
 			}
+			pol(2 + i)
 		}
 	}
 	if st.Seed != DefaultSeed {

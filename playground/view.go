@@ -44,6 +44,18 @@ type PageState struct {
 	// [RT+fair], [DL], [DL+fair]… by their tasks' classes) and what the
 	// colours mean.
 	Legend []string `json:"legend"`
+	// Policies are the arms' wake policies (A, B, …; Name "" for none):
+	// what the editor panel shows. The source itself comes from
+	// sim.policy(arm); Sum changes when it does.
+	Policies []PolicyView `json:"policies"`
+}
+
+// PolicyView is an arm's wake policy as the page's state shows it.
+type PolicyView struct {
+	Name string `json:"name"`
+	Sum  string `json:"sum"`
+	// Error is its compile error ("file:line:col: message"), or "".
+	Error string `json:"error"`
 }
 
 // ArmState summarises one arm for the page.
@@ -65,4 +77,7 @@ type ArmState struct {
 	// SCHED_DEADLINE task): per task its reservation, the share of a CPU
 	// it got, its jobs, deadline misses and throttles.
 	DL *engine.DLStats `json:"dl"`
+	// PolicyError is what stopped the arm: its wake policy's error,
+	// naming the file and line, or "".
+	PolicyError string `json:"policyError"`
 }

@@ -1162,10 +1162,92 @@
     if (ta.options.length !== n) {
       ta.replaceChildren(...Array.from({ length: n }, (_, i) => el("option", { value: String(i), textContent: String.fromCharCode(65 + i) })));
     }
+    renderPolicies(s);
     pollExperiment(s);
     renderDecisions();
     renderOverlay();
     renderError();
+  }
+
+  // ---- the wake policy editor, one per arm ----------------------------------------
+
+  let policyExamples = null;  // [{File, Title, Src}]
+  const policyShown = [];     // per arm: the state's {name, sum} the editor shows
+  const policyDirty = [];     // per arm: edited since
+
+  function policyBox(i) {
+    const L = String.fromCharCode(65 + i);
+    const sel = el("select", { id: `policy-select-${i}`, title: "none: the kernel's own select_idle_sibling; or a shipped example to start from" });
+    const ta = el("textarea", { id: `policy-text-${i}`, rows: "14", spellcheck: "false", placeholder: "def select_idle_sibling(p, prev, target):\n    ..." });
+    const apply = el("button", { type: "button", id: `policy-apply-${i}`, textContent: `Apply to arm ${L}`, title: "Compile the policy and rerun this arm with it (errors show below, with line and column)" });
+    const err = el("div", { id: `policy-error-${i}`, class: "field-error", role: "alert", hidden: true });
+    const banner = el("div", { id: `policy-banner-${i}`, class: "policy-banner", role: "alert", hidden: true });
+    const name = el("span", { id: `policy-name-${i}`, class: "muted" });
+    const box = el("details", { class: "policy-arm", id: `policy-arm-${i}` },
+      el("summary", {}, `Policy, arm ${L}: `, name),
+      el("div", { class: "row small" }, el("label", { for: sel.id, textContent: "start from" }), sel),
+      ta, el("div", { class: "row" }, apply), err);
+    const opts = [el("option", { value: "", textContent: "none (the kernel's)" })];
+    for (const x of policyExamples || []) opts.push(el("option", { value: x.File, textContent: `Policy: ${x.Title} (example)` }));
+    sel.replaceChildren(...opts);
+    sel.addEventListener("change", () => {
+      const x = (policyExamples || []).find((e) => e.File === sel.value);
+      ta.value = x ? x.Src : "";
+      ta.dataset.name = x ? x.File : "";
+      policyDirty[i] = true;
+      applyPolicy(i);
+    });
+    ta.addEventListener("input", () => { policyDirty[i] = true; showFieldError(err.id, ""); });
+    apply.addEventListener("click", () => applyPolicy(i));
+    return el("div", {}, banner, box);
+  }
+
+  function applyPolicy(i) {
+    const ta = $(`policy-text-${i}`);
+    const name = ta.dataset.name || "policy.star";
+    const r = api("setPolicy", i, name, ta.value);
+    if (r && !r.ok) {
+      showFieldError(`policy-error-${i}`, r.error);
+      return;
+    }
+    showFieldError(`policy-error-${i}`, "");
+    policyDirty[i] = false;
+    policyShown[i] = null; // take the state's text once it has it
+  }
+
+  function renderPolicies(s) {
+    if (!policyExamples) policyExamples = api("policyExamples") || [];
+    const pols = s.policies || [];
+    const n = Math.max(1, pols.length);
+    const list = $("policy-arms");
+    if (list.children.length !== n) {
+      list.replaceChildren(...Array.from({ length: n }, (_, i) => policyBox(i)));
+      policyShown.length = 0;
+      policyDirty.length = 0;
+    }
+    for (let i = 0; i < n; i++) {
+      const p = pols[i] || { name: "", sum: "", error: "" };
+      const key = `${p.name}|${p.sum}`;
+      setText($(`policy-name-${i}`), p.name || "none");
+      if (policyShown[i] !== key && !policyDirty[i]) {
+        policyShown[i] = key;
+        const full = p.name ? api("policy", i) : { name: "", src: "" };
+        const ta = $(`policy-text-${i}`);
+        ta.value = (full && full.src) || "";
+        ta.dataset.name = p.name || "";
+        const ex = (policyExamples || []).find((e) => e.File === p.name);
+        $(`policy-select-${i}`).value = ex ? ex.File : "";
+        if (p.name) $(`policy-arm-${i}`).open = true;
+        if (p.error) showFieldError(`policy-error-${i}`, p.error);
+      }
+      // What stopped the arm: its policy's compile error or run-time error.
+      const a = (s.arms || [])[i];
+      const stop = p.error ? `Arm ${String.fromCharCode(65 + i)} does not run: its policy does not compile: ${p.error}`
+        : a && a.policyError ? `Arm ${String.fromCharCode(65 + i)} stopped: ${a.policyError}` : "";
+      const b = $(`policy-banner-${i}`);
+      setText(b, stop);
+      b.hidden = !stop;
+    }
   }
 
   // setText changes an element's text only when it differs.

@@ -379,7 +379,7 @@ func (c *client) takeSnap(b []byte) {
 func (c *client) slowestBut(i int) float64 {
 	low := -1.0
 	for j, v := range c.views {
-		if j != i && v.Have {
+		if j != i && v.Have && v.Snap.PolicyErr == "" { // an arm its policy stopped holds no other back
 			if t := float64(v.Snap.Totals.Now); low < 0 || t < low {
 				low = t
 			}

@@ -38,6 +38,7 @@ import (
 	"schedplay/engine"
 	"schedplay/engine/knob"
 	"schedplay/engine/workload"
+	"schedplay/examples"
 	"schedplay/playground"
 	"schedplay/presets"
 	"schedplay/ui"
@@ -670,6 +671,45 @@ func installAPI() {
 			return toJS(out)
 		}),
 		"state": fn("state", func([]js.Value) any { return toJS(stateView()) }),
+		// The shipped example policies (examples/policies/), for the
+		// editor's select.
+		"policyExamples": fn("policyExamples", func([]js.Value) any { return toJS(examples.Policies()) }),
+		// policy(arm) is arm's wake policy: {name, src, error}.
+		"policy": fn("policy", func(a []js.Value) any {
+			st := app.State()
+			p := st.ArmPolicy(arg(a, 0).Int())
+			msg := ""
+			if _, err := playground.CompilePolicy(p); err != nil {
+				msg = err.Error()
+			}
+			return map[string]any{"name": p.Name, "src": p.Src, "error": msg}
+		}),
+		// checkPolicy(name, src) compiles a policy without running it:
+		// {ok, error} with the error at file:line:col.
+		"checkPolicy": fn("checkPolicy", func(a []js.Value) any {
+			_, err := playground.CompilePolicy(playground.Policy{Name: arg(a, 0).String(), Src: arg(a, 1).String()})
+			return result(err)
+		}),
+		// setPolicy(arm, name, src) runs arm (0: A, …) with the policy
+		// (src "": none), rebuilding the run; a policy that does not
+		// compile is refused with its error and the run is kept.
+		"setPolicy": setter("setPolicy", func(a []js.Value) any {
+			arm := arg(a, 0).Int()
+			p := playground.Policy{Name: arg(a, 1).String(), Src: arg(a, 2).String()}
+			if strings.TrimSpace(p.Src) == "" {
+				p = playground.Policy{}
+			}
+			return change(func(st *playground.State) error {
+				if arm < 0 || arm >= st.NumArms() {
+					return fmt.Errorf("arm %d: the run has %d", arm, st.NumArms())
+				}
+				if _, err := playground.CompilePolicy(p); err != nil {
+					return err
+				}
+				st.Policies[arm] = p
+				return nil
+			})
+		}),
 		"apply": setter("apply", func(a []js.Value) any {
 			applyFragment(arg(a, 0).String())
 			if e := app.Error(); e != "" {
@@ -984,7 +1024,7 @@ func stateView() playground.PageState {
 		Workloads: st.Workloads, Knobs: st.Knobs, KnobsB: st.KnobsB, Extra: st.Extra, AB: st.AB, Seed: st.Seed, Speed: finite(st.Speed),
 		AchievedSpeed: finite(app.AchievedSpeed()), Paused: app.Paused(), Finished: app.Finished(),
 		Experiment: expName(&st), Error: app.Error(), Crash: app.Crashed(), Halted: app.Halted(),
-		Frames: stats.count(), Story: st.Story(),
+		Frames: stats.count(), Story: st.Story(), Policies: st.PolicyViews(),
 	}
 	if p, ok := app.Building(); ok {
 		v.Building, v.BuildingText = &p, p.Text()
@@ -1003,7 +1043,7 @@ func stateView() playground.PageState {
 			v.SimTime = finite(float64(sn.Totals.Now) / float64(engine.Second))
 		}
 		tot := sn.Totals
-		av := playground.ArmState{Label: arm.Label, Wakeups: tot.Wakeups, Events: tot.Events, SISCalls: tot.SISCalls}
+		av := playground.ArmState{Label: arm.Label, Wakeups: tot.Wakeups, Events: tot.Events, SISCalls: tot.SISCalls, PolicyError: sn.PolicyErr}
 		if tot.SISCalls > 0 {
 			av.ProbesMean = finite(float64(tot.SISProbes) / float64(tot.SISCalls))
 		}

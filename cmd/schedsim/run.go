@@ -54,7 +54,8 @@ type runFlags struct {
 	topt    trace.Options
 
 	// Filled by config:
-	linkMachine *machine.Spec // the link's own machine (not a preset)
+	linkMachine *machine.Spec   // the link's own machine (not a preset)
+	linkPolicy  *policy.Program // the link's arm's wake policy
 	spec        *machine.Spec
 	ncpu        int               // the machine's CPUs
 	inputs      []input           // files the run reads
@@ -106,6 +107,16 @@ func (f *runFlags) fromLink() error {
 		return usagef("--arm %q: the link has arms %s", f.arm, strings.Join(strings.Split(arms, ""), ", "))
 	}
 	c := st.Config(i)
+	if pol := st.ArmPolicy(i); pol.IsSet() {
+		if f.policy != "" {
+			return usagef("--link's arm %s runs the wake policy %s: give it without --policy", "ABCD"[i:i+1], pol.Name)
+		}
+		prog, err := playground.CompilePolicy(pol)
+		if err != nil {
+			return usagef("--link's policy: %v", err)
+		}
+		f.linkPolicy = prog
+	}
 	f.workloads = append(multiFlag(nil), c.Workloads...)
 	f.sets = append(multiFlag(nil), c.Knobs...)
 	f.seed = c.Seed
@@ -266,6 +277,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	if err := scenario.PolicyError(sim); err != nil {
+		if f.policy == "" {
+			return fmt.Errorf("--link's policy %s: %v", cfg.WakePolicy.Name(), err)
+		}
 		return fmt.Errorf("--policy %s: %v", f.policy, err)
 	}
 	res := scenario.Summarize(&cfg, sim, wall)
@@ -451,6 +465,8 @@ func (f *runFlags) config() (scenario.Config, error) {
 		}
 		cfg.WakePolicy = prog
 		f.inputs = append(f.inputs, input{flag: "--policy", path: f.policy})
+	} else if f.linkPolicy != nil {
+		cfg.WakePolicy = f.linkPolicy
 	}
 	if cfg.Duration <= 0 || cfg.Duration > scenario.MaxDuration {
 		return cfg, usagef("--duration %v out of range (allowed: 1ns..%v)", f.duration, time.Duration(scenario.MaxDuration))
