@@ -205,6 +205,10 @@ func (v *WakeView) Knob(name string) (val int64, isBool bool, err error) {
 	return v.s.k.Get(id), knob.ByID(id).Kind == knob.Bool, nil
 }
 
+// KnobByID is knob id's value in this run (Knob without the name's
+// lookup).
+func (v *WakeView) KnobByID(id knob.ID) int64 { return v.s.k.Get(id) }
+
 // Topology (free to read).
 
 func (v *WakeView) validCPU(cpu int) bool { return cpu >= 0 && cpu < v.s.topo.NCPU }

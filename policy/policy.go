@@ -46,7 +46,7 @@ const EntryPoint = "select_idle_sibling"
 // simulation its own instance. A Program is safe for concurrent use.
 type Program struct {
 	file     string
-	fn       *starlark.Function
+	prog     *starlark.Program
 	maxSteps uint64
 }
 
@@ -63,35 +63,47 @@ func (p *Program) SetMaxSteps(n uint64) {
 
 var fileOptions = &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, GlobalReassign: true}
 
+func isPredeclared(name string) bool { return predeclaredNames[name] }
+
 // Compile parses, resolves and initialises the policy source src (named
 // filename in errors, which are "file:line:col: message").
 func Compile(filename string, src []byte) (*Program, error) {
 	if len(src) > MaxSourceBytes {
 		return nil, fmt.Errorf("%s: %d bytes, above the %d-byte limit of a policy", filename, len(src), MaxSourceBytes)
 	}
-	_, prog, err := starlark.SourceProgramOptions(fileOptions, filename, src, predeclared.Has)
+	_, prog, err := starlark.SourceProgramOptions(fileOptions, filename, src, isPredeclared)
 	if err != nil {
 		return nil, compileError(err)
 	}
-	th := &starlark.Thread{Name: filename, Print: func(*starlark.Thread, string) {}}
+	p := &Program{file: filename, prog: prog, maxSteps: DefaultMaxSteps}
+	if _, err := p.init(&instance{prog: p}); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// init runs the file's top level with in's built-ins and returns its
+// entry point, bound to them.
+func (p *Program) init(in *instance) (*starlark.Function, error) {
+	th := &starlark.Thread{Name: p.file, Print: func(*starlark.Thread, string) {}}
 	th.SetMaxExecutionSteps(DefaultMaxSteps)
-	globals, err := prog.Init(th, predeclared)
+	globals, err := p.prog.Init(th, in.predeclared())
 	if err != nil {
-		return nil, runError(filename, err, DefaultMaxSteps)
+		return nil, runError(p.file, err, DefaultMaxSteps)
 	}
 	globals.Freeze()
 	v, ok := globals[EntryPoint]
 	if !ok {
-		return nil, fmt.Errorf("%s: defines no %s(p, prev, target)", filename, EntryPoint)
+		return nil, fmt.Errorf("%s: defines no %s(p, prev, target)", p.file, EntryPoint)
 	}
 	fn, ok := v.(*starlark.Function)
 	if !ok {
-		return nil, fmt.Errorf("%s: %s is a %s, not a function", filename, EntryPoint, v.Type())
+		return nil, fmt.Errorf("%s: %s is a %s, not a function", p.file, EntryPoint, v.Type())
 	}
 	if fn.NumParams() != 3 {
-		return nil, fmt.Errorf("%s: %s: %s takes %d parameters; it must take 3 (p, prev, target)", filename, fn.Position(), EntryPoint, fn.NumParams())
+		return nil, fmt.Errorf("%s: %s: %s takes %d parameters; it must take 3 (p, prev, target)", p.file, fn.Position(), EntryPoint, fn.NumParams())
 	}
-	return &Program{file: filename, fn: fn, maxSteps: DefaultMaxSteps}, nil
+	return fn, nil
 }
 
 func compileError(err error) error {
@@ -136,24 +148,32 @@ func runError(file string, err error, steps uint64) error {
 	return fmt.Errorf("%s: %s%s", file, in, msg)
 }
 
-// New is an instance of the program for one simulation.
+// New is an instance of the program for one simulation: the file's top
+// level run again with built-ins bound to this instance (deterministic:
+// Compile ran it once already).
 func (p *Program) New() engine.WakePolicy {
 	in := &instance{prog: p}
 	in.th = &starlark.Thread{Name: p.file, Print: func(*starlark.Thread, string) {}}
-	in.th.SetLocal(localKey, in)
-	in.task = &taskValue{in: in}
+	in.task = newTaskValue(in)
 	in.args = make(starlark.Tuple, 3)
+	in.tuples = make([][]starlark.Tuple, len(stageNames))
+	in.fn, in.initErr = p.init(in)
 	return in
 }
 
-const localKey = "schedplay.policy"
-
 type instance struct {
-	prog *Program
-	th   *starlark.Thread
-	v    *engine.WakeView
-	task *taskValue
-	args starlark.Tuple
+	prog    *Program
+	fn      *starlark.Function
+	initErr error
+	th      *starlark.Thread
+	v       *engine.WakeView
+	task    *taskValue
+	args    starlark.Tuple
+
+	ncpu   int
+	tuples [][]starlark.Tuple                   // per stage, per CPU: (cpu, stage)
+	wraps  map[*starlark.List][]*starlark.List // topology list -> wrap(l, l[i]) by i
+	knobs  map[string]knobRef
 }
 
 // policyStages are the stage names a policy may report.
@@ -168,41 +188,66 @@ func init() {
 
 // SelectIdleSibling implements engine.WakePolicy.
 func (in *instance) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, error) {
+	if in.initErr != nil {
+		return 0, 0, in.initErr
+	}
+	if in.ncpu == 0 {
+		in.ncpu = v.NCPU()
+	}
 	in.v = v
-	defer func() { in.v = nil }()
-	in.args[0], in.args[1], in.args[2] = in.task, starlark.MakeInt(v.Prev()), starlark.MakeInt(v.Target())
-	in.th.SetMaxExecutionSteps(in.th.ExecutionSteps() + in.prog.maxSteps)
-	res, err := starlark.Call(in.th, in.prog.fn, in.args, nil)
+	res, err := in.call(v)
+	in.v = nil
 	if err != nil {
 		return 0, 0, runError(in.prog.file, err, in.prog.maxSteps)
 	}
-	where := fmt.Sprintf("%s: %s", in.prog.fn.Position(), EntryPoint)
 	stage := engine.StagePolicy
 	cv := res
+	if t, ok := res.(starlark.Tuple); ok && len(t) == 2 {
+		// the fast path: (cpu, one of the stage names)
+		if s, ok := t[1].(starlark.String); ok {
+			if st, ok := policyStages[string(s)]; ok {
+				if i, ok := t[0].(starlark.Int); ok {
+					if c, ok := i.Int64(); ok && c >= 0 && c < int64(v.NCPU()) && (int(c) == v.Target() || v.Allowed(int(c))) {
+						return int(c), st, nil
+					}
+				}
+			}
+		}
+	}
+	where := func() string { return fmt.Sprintf("%s: %s", in.fn.Position(), EntryPoint) }
 	if t, ok := res.(starlark.Tuple); ok {
 		if len(t) != 2 {
-			return 0, 0, fmt.Errorf("%s returned a tuple of %d; want cpu or (cpu, stage)", where, len(t))
+			return 0, 0, fmt.Errorf("%s returned a tuple of %d; want cpu or (cpu, stage)", where(), len(t))
 		}
 		name, ok := starlark.AsString(t[1])
 		if !ok {
-			return 0, 0, fmt.Errorf("%s returned stage %s, not a string", where, t[1])
+			return 0, 0, fmt.Errorf("%s returned stage %s, not a string", where(), t[1])
 		}
 		if stage, ok = policyStages[name]; !ok {
-			return 0, 0, fmt.Errorf("%s returned stage %q; want one of %s", where, name, strings.Join(stageList(), ", "))
+			return 0, 0, fmt.Errorf("%s returned stage %q; want one of %s", where(), name, strings.Join(stageList(), ", "))
 		}
 		cv = t[0]
 	}
 	c, err := starlark.AsInt32(cv)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s returned %s, not a CPU", where, cv)
+		return 0, 0, fmt.Errorf("%s returned %s, not a CPU", where(), cv)
 	}
 	if c < 0 || c >= v.NCPU() {
-		return 0, 0, fmt.Errorf("%s returned CPU %d: the machine has CPUs 0..%d", where, c, v.NCPU()-1)
+		return 0, 0, fmt.Errorf("%s returned CPU %d: the machine has CPUs 0..%d", where(), c, v.NCPU()-1)
 	}
 	if c != v.Target() && !v.Allowed(c) {
-		return 0, 0, fmt.Errorf("%s returned CPU %d, outside the task's allowed CPUs", where, c)
+		return 0, 0, fmt.Errorf("%s returned CPU %d, outside the task's allowed CPUs", where(), c)
 	}
 	return c, stage, nil
+}
+
+// call runs the entry point; in.v is cleared by the caller even if the
+// policy panics through the interpreter.
+func (in *instance) call(v *engine.WakeView) (starlark.Value, error) {
+	defer func() { in.v = nil }()
+	in.args[0], in.args[1], in.args[2] = in.task, starlark.MakeInt(v.Prev()), starlark.MakeInt(v.Target())
+	in.th.SetMaxExecutionSteps(in.th.ExecutionSteps() + in.prog.maxSteps)
+	return starlark.Call(in.th, in.fn, in.args, nil)
 }
 
 func stageList() []string {
