@@ -171,7 +171,7 @@ type instance struct {
 	args    starlark.Tuple
 
 	ncpu   int
-	tuples [][]starlark.Tuple                   // per stage, per CPU: (cpu, stage)
+	tuples [][]starlark.Tuple                  // per stage, per CPU: (cpu, stage)
 	wraps  map[*starlark.List][]*starlark.List // topology list -> wrap(l, l[i]) by i
 	knobs  map[string]knobRef
 }
