@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 
 	"schedplay/engine/cpumask"
 	"schedplay/engine/knob"
@@ -532,4 +533,90 @@ func (v *WakeView) SetLLCSlot(llc int, val int64) error {
 	}
 	v.llcSlots[llc] = val
 	return nil
+}
+
+// The LLC's idle bitmasks, as an out-of-tree selector such as
+// poc-selector keeps them in sd_llc_shared (a word per LLC, set and
+// cleared by each CPU on idle entry and exit; issue 29). The engine has
+// no such words: it computes them from the CPUs' state at the moment of
+// the read, which is what an up-to-date word holds. A read costs the
+// waker probe_ns (one load of the shared word; the CPUs are not probed,
+// and a CPU read from a mask is no more readable by Idle and the rest
+// than before). IdleMask has bit i set when the LLC's i-th CPU (LLCCPUs
+// order) is idle; IdleCoreMask bit i when every thread of its i-th core
+// (CoresOfLLC order) is. An LLC of more than 64 CPUs has no single word:
+// an error (poc-selector falls back to select_idle_cpu there).
+
+func (v *WakeView) llcSpanFor(llc int) (cpumask.Mask, error) {
+	if llc < 0 || llc >= v.s.topo.NLLC {
+		return cpumask.Mask{}, fmt.Errorf("LLC %d: the machine has LLCs 0..%d", llc, v.s.topo.NLLC-1)
+	}
+	span := v.s.topo.LLCSpan[llc]
+	if span.Weight() > 64 {
+		return span, fmt.Errorf("LLC %d has %d CPUs: an idle mask holds 64", llc, span.Weight())
+	}
+	return span, nil
+}
+
+func (v *WakeView) IdleMask(llc int) (uint64, error) {
+	span, err := v.llcSpanFor(llc)
+	if err != nil {
+		return 0, err
+	}
+	v.s.scanCost += v.s.probeNS
+	var m uint64
+	i := 0
+	for c := span.First(); c >= 0; c = span.Next(c + 1) {
+		if v.s.cpus[c].idle() {
+			m |= 1 << i
+		}
+		i++
+	}
+	return m, nil
+}
+
+func (v *WakeView) IdleCoreMask(llc int) (uint64, error) {
+	span, err := v.llcSpanFor(llc)
+	if err != nil {
+		return 0, err
+	}
+	v.s.scanCost += v.s.probeNS
+	var m uint64
+	i := 0
+	for c := span.First(); c >= 0; c = span.Next(c + 1) {
+		sib := v.s.topo.CoreCPUs[v.s.topo.Core[c]]
+		if sib[0] != c {
+			continue
+		}
+		idle := true
+		for _, t := range sib {
+			if !v.s.cpus[t].idle() {
+				idle = false
+				break
+			}
+		}
+		if idle {
+			m |= 1 << i
+		}
+		i++
+	}
+	return m, nil
+}
+
+// NodeLLCs lists the first CPU of each LLC in cpu's node, ascending (the
+// groups of sd_llc's parent domain when it does not cross nodes).
+func (v *WakeView) NodeLLCs(cpu int) ([]int, error) {
+	if err := v.checkCPU(cpu); err != nil {
+		return nil, err
+	}
+	node := v.s.topo.Socket[cpu]
+	var out []int
+	for l := 0; l < v.s.topo.NLLC; l++ {
+		f := v.s.topo.LLCSpan[l].First()
+		if f >= 0 && v.s.topo.Socket[f] == node {
+			out = append(out, f)
+		}
+	}
+	sort.Ints(out)
+	return out, nil
 }

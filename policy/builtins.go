@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"sort"
 
 	"go.starlark.net/starlark"
@@ -250,6 +251,7 @@ func (in *instance) predeclared() starlark.StringDict {
 	llcKey := func(v *engine.WakeView, c int) (int, error) { return v.LLCOf(c) }
 	coreKey := func(v *engine.WakeView, c int) (int, error) { return v.CoreOf(c) }
 	llcIdx := func(v *engine.WakeView, l int) (int, error) { return l, nil }
+	nodeKey := func(v *engine.WakeView, c int) (int, error) { return v.NodeOf(c) }
 	d := starlark.StringDict{
 		// probing and runtime state
 		"probe":             in.fn1cpuBool("probe", (*engine.WakeView).Probe),
@@ -278,6 +280,13 @@ func (in *instance) predeclared() starlark.StringDict {
 		"has_idle_cores": in.fn1cpuBool("has_idle_cores", (*engine.WakeView).HasIdleCores),
 		"set_idle_cores": in.bound("set_idle_cores", setIdleCores),
 		"nr_idle_scan":   in.fn1cpuInt64("nr_idle_scan", (*engine.WakeView).NrIdleScan),
+		"node_llcs":      in.fn1List("node_llcs", nodeKey, (*engine.WakeView).NodeLLCs),
+
+		// the LLC's idle bitmasks (a poc-selector's words) and bit helpers
+		"idle_mask":      in.with1("idle_mask", maskFn((*engine.WakeView).IdleMask)),
+		"idle_core_mask": in.with1("idle_core_mask", maskFn((*engine.WakeView).IdleCoreMask)),
+		"popcount":       starlark.NewBuiltin("popcount", popcount),
+		"nth_bit":        starlark.NewBuiltin("nth_bit", nthBit),
 
 		// the waker's runqueue and the search's clock
 		"avg_idle":             in.fn0("avg_idle", func(v *engine.WakeView) starlark.Value { return starlark.MakeInt64(v.AvgIdle()) }),
@@ -695,4 +704,60 @@ func (t *taskValue) SetField(name string, val starlark.Value) error {
 		return fmt.Errorf("task.recent_used_cpu: %v", err)
 	}
 	return t.in.v.SetRecentUsedCPU(c)
+}
+
+func maskFn(f func(*engine.WakeView, int) (uint64, error)) func(*engine.WakeView, int) (starlark.Value, error) {
+	return func(v *engine.WakeView, llc int) (starlark.Value, error) {
+		m, err := f(v, llc)
+		if err != nil {
+			return nil, err
+		}
+		return starlark.MakeUint64(m), nil
+	}
+}
+
+func maskArg(name string, x starlark.Value) (uint64, error) {
+	i, ok := x.(starlark.Int)
+	if !ok {
+		return 0, fmt.Errorf("%s: got %s, want int", name, x.Type())
+	}
+	u, ok := i.Uint64()
+	if !ok {
+		return 0, fmt.Errorf("%s: %s is not a 64-bit mask", name, i)
+	}
+	return u, nil
+}
+
+// popcount(mask) is the number of set bits of a 64-bit mask.
+func popcount(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &x); err != nil {
+		return nil, err
+	}
+	u, err := maskArg(b.Name(), x)
+	if err != nil {
+		return nil, err
+	}
+	return starlark.MakeInt(bits.OnesCount64(u)), nil
+}
+
+// nth_bit(mask, j) is the position of the j-th set bit (from 0, lowest
+// first) of a 64-bit mask, or -1 (select, PTSELECT in poc-selector).
+func nthBit(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var x starlark.Value
+	var j int
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &x, &j); err != nil {
+		return nil, err
+	}
+	u, err := maskArg(b.Name(), x)
+	if err != nil {
+		return nil, err
+	}
+	for ; j > 0 && u != 0; j-- {
+		u &= u - 1
+	}
+	if u == 0 || j < 0 {
+		return starlark.MakeInt(-1), nil
+	}
+	return starlark.MakeInt(bits.TrailingZeros64(u)), nil
 }
