@@ -8,6 +8,7 @@ import (
 
 	"schedplay/engine/cpumask"
 	"schedplay/engine/knob"
+	"schedplay/engine/machine"
 )
 
 // A wakeup policy (issue 29) replaces a step of the fair classes' wakeup
@@ -38,6 +39,17 @@ import (
 // further event.
 type WakePolicy interface {
 	SelectIdleSibling(v *WakeView) (cpu int, stage Stage, err error)
+}
+
+// IdleCPUPolicy is a wake policy that replaces select_idle_cpu alone: a
+// WakePolicy that implements it keeps the era's own select_idle_sibling
+// (its SelectIdleSibling is not called) and SelectIdleCPU runs where that
+// calls select_idle_cpu, with the era's has_idle_core (false in era 5.2,
+// whose select_idle_core runs before). It returns the CPU found or -1,
+// and the stage to report (era 5.2 reports select_idle_cpu whatever it
+// says). The view's KernelSelectIdleCPU is still the kernel's own.
+type IdleCPUPolicy interface {
+	SelectIdleCPU(v *WakeView, target int, hasIdleCore bool) (cpu int, stage Stage, err error)
 }
 
 // ErrNotProbed is wrapped by the errors of a WakeView read of a CPU's
@@ -72,6 +84,7 @@ func (s *Sim) SetWakePolicy(pol WakePolicy) error {
 		return fmt.Errorf("engine: era %s has no select_idle_sibling a policy could replace", s.era)
 	}
 	s.wpolicy = pol
+	s.cpuPolicy, _ = pol.(IdleCPUPolicy)
 	if pol != nil && s.wview == nil {
 		n := s.topo.NCPU
 		s.wview = &WakeView{s: s, probed: make([]uint32, n), cpuSlots: make([]int64, n), llcSlots: make([]int64, s.topo.NLLC)}
@@ -82,10 +95,8 @@ func (s *Sim) SetWakePolicy(pol WakePolicy) error {
 // Err is the error that stopped the run (a wakeup policy's), or nil.
 func (s *Sim) Err() error { return s.err }
 
-// policySelectIdleSibling runs the policy where select_idle_sibling would
-// run. On an error the run stops after this event; the wakee goes to
-// target meanwhile, so the engine's state stays consistent.
-func (s *Sim) policySelectIdleSibling(p *Task, prev, target int, cur *Task, d *Decision) (int, Stage) {
+// beginView readies the view for one policy call.
+func (s *Sim) beginView(p *Task, prev, target int, cur *Task, d *Decision) *WakeView {
 	v := s.wview
 	v.p, v.cur, v.d, v.prev, v.target = p, cur, d, prev, target
 	v.callFrom, v.scanFrom = len(s.probeBuf), -1
@@ -94,11 +105,31 @@ func (s *Sim) policySelectIdleSibling(p *Task, prev, target int, cur *Task, d *D
 		clear(v.probed)
 		v.gen = 1
 	}
-	c, st, err := s.wpolicy.SelectIdleSibling(v)
+	return v
+}
+
+func (s *Sim) endView(v *WakeView) {
 	if v.scanFrom >= 0 {
 		v.ScanEnd(false)
 	}
 	v.p, v.cur, v.d = nil, nil, nil
+}
+
+// policyError records the first error of a policy: the run stops after
+// this event.
+func (s *Sim) policyError(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// policySelectIdleSibling runs the policy where select_idle_sibling would
+// run. On an error the run stops after this event; the wakee goes to
+// target meanwhile, so the engine's state stays consistent.
+func (s *Sim) policySelectIdleSibling(p *Task, prev, target int, cur *Task, d *Decision) (int, Stage) {
+	v := s.beginView(p, prev, target, cur, d)
+	c, st, err := s.wpolicy.SelectIdleSibling(v)
+	s.endView(v)
 	if err == nil {
 		switch {
 		case c < 0 || c >= s.topo.NCPU:
@@ -110,12 +141,54 @@ func (s *Sim) policySelectIdleSibling(p *Task, prev, target int, cur *Task, d *D
 		}
 	}
 	if err != nil {
-		if s.err == nil {
-			s.err = err
-		}
+		s.policyError(err)
 		return target, StageBusyTarget
 	}
 	return c, st
+}
+
+// policySelectIdleCPU runs an IdleCPUPolicy where the era's
+// select_idle_sibling calls select_idle_cpu: the CPU or -1.
+func (s *Sim) policySelectIdleCPU(p *Task, prev, target int, hasIdleCore bool, cur *Task, d *Decision) (int, Stage) {
+	v := s.beginView(p, prev, target, cur, d)
+	c, st, err := s.cpuPolicy.SelectIdleCPU(v, target, hasIdleCore)
+	s.endView(v)
+	if err == nil {
+		switch {
+		case c < -1 || c >= s.topo.NCPU:
+			err = fmt.Errorf("wake policy's select_idle_cpu returned CPU %d: the machine has CPUs 0..%d (or -1: none)", c, s.topo.NCPU-1)
+		case c >= 0 && !p.allowed.Test(c):
+			err = fmt.Errorf("wake policy's select_idle_cpu returned CPU %d, outside the task's allowed CPUs", c)
+		case st >= numStages:
+			err = fmt.Errorf("wake policy returned stage %d, not a stage", st)
+		}
+	}
+	if err != nil {
+		s.policyError(err)
+		return -1, StageBusyTarget
+	}
+	if c < 0 {
+		return -1, StageBusyTarget
+	}
+	return c, st
+}
+
+// sisIdleCPU is v5.2's select_idle_sibling calling select_idle_cpu: the
+// policy's when it replaces it.
+func (s *Sim) sisIdleCPU(p *Task, llc *machine.Domain, prev, target int, cur *Task, d *Decision) int {
+	if s.cpuPolicy == nil {
+		return s.selectIdleCPU(p, llc, target, d)
+	}
+	c, _ := s.policySelectIdleCPU(p, prev, target, false, cur, d)
+	return c
+}
+
+// sisIdleCPU66 is the same in the 6.x eras.
+func (s *Sim) sisIdleCPU66(p *Task, llc *machine.Domain, hasIdleCore bool, prev, target int, cur *Task, d *Decision) (int, Stage) {
+	if s.cpuPolicy == nil {
+		return s.selectIdleCPU66(p, llc, hasIdleCore, target, d)
+	}
+	return s.policySelectIdleCPU(p, prev, target, hasIdleCore, cur, d)
 }
 
 // StageByName is the Stage named name (Stage.String), if any.

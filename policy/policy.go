@@ -42,6 +42,13 @@ const (
 // EntryPoint is the function a policy file must define.
 const EntryPoint = "select_idle_sibling"
 
+// CPUEntryPoint is the function a policy file may define instead, to
+// replace select_idle_cpu alone (engine.IdleCPUPolicy): the era's own
+// select_idle_sibling runs and calls it where it calls select_idle_cpu,
+// as select_idle_cpu(p, target) or select_idle_cpu(p, target,
+// has_idle_core); it returns the CPU found or -1 (or (cpu, stage)).
+const CPUEntryPoint = "select_idle_cpu"
+
 // Program is a compiled policy file: compile once, then New gives each
 // simulation its own instance. A Program is safe for concurrent use.
 type Program struct {
@@ -92,16 +99,23 @@ func (p *Program) init(in *instance) (*starlark.Function, error) {
 		return nil, runError(p.file, err, DefaultMaxSteps)
 	}
 	globals.Freeze()
+	name, want := EntryPoint, "3 (p, prev, target)"
 	v, ok := globals[EntryPoint]
 	if !ok {
-		return nil, fmt.Errorf("%s: defines no %s(p, prev, target)", p.file, EntryPoint)
+		if v, ok = globals[CPUEntryPoint]; ok {
+			name, want = CPUEntryPoint, "2 or 3 (p, target[, has_idle_core])"
+			in.cpuHook = true
+		}
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: defines no %s(p, prev, target) (nor %s(p, target))", p.file, EntryPoint, CPUEntryPoint)
 	}
 	fn, ok := v.(*starlark.Function)
 	if !ok {
-		return nil, fmt.Errorf("%s: %s is a %s, not a function", p.file, EntryPoint, v.Type())
+		return nil, fmt.Errorf("%s: %s is a %s, not a function", p.file, name, v.Type())
 	}
-	if fn.NumParams() != 3 {
-		return nil, fmt.Errorf("%s: %s: %s takes %d parameters; it must take 3 (p, prev, target)", p.file, fn.Position(), EntryPoint, fn.NumParams())
+	if n := fn.NumParams(); (!in.cpuHook && n != 3) || (in.cpuHook && n != 2 && n != 3) {
+		return nil, fmt.Errorf("%s: %s: %s takes %d parameters; it must take %s", p.file, fn.Position(), name, fn.NumParams(), want)
 	}
 	return fn, nil
 }
@@ -158,12 +172,51 @@ func (p *Program) New() engine.WakePolicy {
 	in.args = make(starlark.Tuple, 3)
 	in.tuples = make([][]starlark.Tuple, len(stageNames))
 	in.fn, in.initErr = p.init(in)
+	if in.cpuHook {
+		return &cpuInstance{in}
+	}
 	return in
+}
+
+// cpuInstance is an instance of a file that defines select_idle_cpu: an
+// engine.IdleCPUPolicy.
+type cpuInstance struct{ *instance }
+
+// SelectIdleSibling is the era's own (the engine does not call it for an
+// IdleCPUPolicy).
+func (ci *cpuInstance) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, error) {
+	c, st := v.KernelSelectIdleSibling()
+	return c, st, nil
+}
+
+// SelectIdleCPU implements engine.IdleCPUPolicy.
+func (ci *cpuInstance) SelectIdleCPU(v *engine.WakeView, target int, hasIdleCore bool) (int, engine.Stage, error) {
+	in := ci.instance
+	if in.initErr != nil {
+		return 0, 0, in.initErr
+	}
+	if in.ncpu == 0 {
+		in.ncpu = v.NCPU()
+	}
+	in.v = v
+	args := in.args[:2]
+	in.args[0], in.args[1] = in.task, starlark.MakeInt(target)
+	if in.fn.NumParams() == 3 {
+		args = in.args[:3]
+		in.args[2] = starlark.Bool(hasIdleCore)
+	}
+	res, err := in.callArgs(args)
+	in.v = nil
+	if err != nil {
+		return 0, 0, runError(in.prog.file, err, in.prog.maxSteps)
+	}
+	return in.result(v, res, CPUEntryPoint, true)
 }
 
 type instance struct {
 	prog    *Program
 	fn      *starlark.Function
+	cpuHook bool // fn is select_idle_cpu
 	initErr error
 	th      *starlark.Thread
 	v       *engine.WakeView
@@ -200,6 +253,12 @@ func (in *instance) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, er
 	if err != nil {
 		return 0, 0, runError(in.prog.file, err, in.prog.maxSteps)
 	}
+	return in.result(v, res, EntryPoint, false)
+}
+
+// result checks a call's result: cpu or (cpu, stage); -1 (none) when
+// orNone.
+func (in *instance) result(v *engine.WakeView, res starlark.Value, name string, orNone bool) (int, engine.Stage, error) {
 	stage := engine.StagePolicy
 	cv := res
 	if t, ok := res.(starlark.Tuple); ok && len(t) == 2 {
@@ -207,14 +266,17 @@ func (in *instance) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, er
 		if s, ok := t[1].(starlark.String); ok {
 			if st, ok := policyStages[string(s)]; ok {
 				if i, ok := t[0].(starlark.Int); ok {
-					if c, ok := i.Int64(); ok && c >= 0 && c < int64(v.NCPU()) && (int(c) == v.Target() || v.Allowed(int(c))) {
+					if c, ok := i.Int64(); ok && c >= 0 && c < int64(v.NCPU()) && ((!orNone && int(c) == v.Target()) || v.Allowed(int(c))) {
 						return int(c), st, nil
+					}
+					if c, ok := i.Int64(); ok && c == -1 && orNone {
+						return -1, st, nil
 					}
 				}
 			}
 		}
 	}
-	where := func() string { return fmt.Sprintf("%s: %s", in.fn.Position(), EntryPoint) }
+	where := func() string { return fmt.Sprintf("%s: %s", in.fn.Position(), name) }
 	if t, ok := res.(starlark.Tuple); ok {
 		if len(t) != 2 {
 			return 0, 0, fmt.Errorf("%s returned a tuple of %d; want cpu or (cpu, stage)", where(), len(t))
@@ -229,13 +291,16 @@ func (in *instance) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, er
 		cv = t[0]
 	}
 	c, err := starlark.AsInt32(cv)
+	if err == nil && c == -1 && orNone {
+		return -1, stage, nil
+	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s returned %s, not a CPU", where(), cv)
 	}
 	if c < 0 || c >= v.NCPU() {
 		return 0, 0, fmt.Errorf("%s returned CPU %d: the machine has CPUs 0..%d", where(), c, v.NCPU()-1)
 	}
-	if c != v.Target() && !v.Allowed(c) {
+	if (orNone || c != v.Target()) && !v.Allowed(c) {
 		return 0, 0, fmt.Errorf("%s returned CPU %d, outside the task's allowed CPUs", where(), c)
 	}
 	return c, stage, nil
@@ -244,10 +309,14 @@ func (in *instance) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, er
 // call runs the entry point; in.v is cleared by the caller even if the
 // policy panics through the interpreter.
 func (in *instance) call(v *engine.WakeView) (starlark.Value, error) {
-	defer func() { in.v = nil }()
 	in.args[0], in.args[1], in.args[2] = in.task, starlark.MakeInt(v.Prev()), starlark.MakeInt(v.Target())
+	return in.callArgs(in.args)
+}
+
+func (in *instance) callArgs(args starlark.Tuple) (starlark.Value, error) {
+	defer func() { in.v = nil }()
 	in.th.SetMaxExecutionSteps(in.th.ExecutionSteps() + in.prog.maxSteps)
-	return starlark.Call(in.th, in.fn, in.args, nil)
+	return starlark.Call(in.th, in.fn, args, nil)
 }
 
 func stageList() []string {

@@ -27,8 +27,10 @@ type benchArm struct {
 var benchArms = []benchArm{
 	{"none", "", nil},
 	{"kernel.star", "kernel.star", nil},
+	{"kernel-cpu.star", "kernel-cpu.star", nil},
 	{"knob-bounded", "", []string{"SIS_BOUND=true"}},
 	{"bounded.star", "bounded.star", nil},
+	{"bounded-cpu.star", "bounded-cpu.star", nil},
 	{"knob-rotating", "", []string{"SIS_BOUND=true", "SIS_ROTATE=true"}},
 	{"rotating-window.star", "rotating-window.star", nil},
 }
