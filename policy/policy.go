@@ -89,10 +89,31 @@ func Compile(filename string, src []byte) (*Program, error) {
 	return p, nil
 }
 
+// stepLimit is a thread's OnMaxSteps. The interpreter notes an
+// instruction's pc only once it starts it, so at the limit the innermost
+// frame's position is that of the instruction before, which for a loop's
+// jump back is the function's def line: the limit is stretched a step at
+// a time (at most 64) until the frame is at a line of its body, and the
+// error names the loop's line.
+type stepLimit struct{ extra int }
+
+func (l *stepLimit) onMaxSteps(th *starlark.Thread) {
+	if th.CallStackDepth() > 0 && l.extra < 64 {
+		fr := th.DebugFrame(0)
+		if fn, ok := fr.Callable().(*starlark.Function); ok && fr.Position() == fn.Position() {
+			l.extra++
+			th.SetMaxExecutionSteps(th.ExecutionSteps() + 1)
+			return
+		}
+	}
+	th.Cancel("too many steps")
+}
+
 // init runs the file's top level with in's built-ins and returns its
 // entry point, bound to them.
 func (p *Program) init(in *instance) (*starlark.Function, error) {
 	th := &starlark.Thread{Name: p.file, Print: func(*starlark.Thread, string) {}}
+	th.OnMaxSteps = (&stepLimit{}).onMaxSteps
 	th.SetMaxExecutionSteps(DefaultMaxSteps)
 	globals, err := p.prog.Init(th, in.predeclared())
 	if err != nil {
@@ -168,6 +189,7 @@ func runError(file string, err error, steps uint64) error {
 func (p *Program) New() engine.WakePolicy {
 	in := &instance{prog: p}
 	in.th = &starlark.Thread{Name: p.file, Print: func(*starlark.Thread, string) {}}
+	in.th.OnMaxSteps = in.limit.onMaxSteps
 	in.task = newTaskValue(in)
 	in.args = make(starlark.Tuple, 3)
 	in.tuples = make([][]starlark.Tuple, len(stageNames))
@@ -217,6 +239,7 @@ type instance struct {
 	prog    *Program
 	fn      *starlark.Function
 	cpuHook bool // fn is select_idle_cpu
+	limit   stepLimit
 	initErr error
 	th      *starlark.Thread
 	v       *engine.WakeView
@@ -315,6 +338,7 @@ func (in *instance) call(v *engine.WakeView) (starlark.Value, error) {
 
 func (in *instance) callArgs(args starlark.Tuple) (starlark.Value, error) {
 	defer func() { in.v = nil }()
+	in.limit.extra = 0
 	in.th.SetMaxExecutionSteps(in.th.ExecutionSteps() + in.prog.maxSteps)
 	return starlark.Call(in.th, in.fn, args, nil)
 }
