@@ -8,6 +8,9 @@
 //	    return cpu            # reported as stage "policy"
 //	    return cpu, "select_idle_cpu"   # or one of the kernel's stage names
 //
+// or, to replace the LLC scan alone and keep the era's own
+// select_idle_sibling (run in Go, so cheaper), select_idle_cpu(p,
+// target[, has_idle_core]) returning the CPU found or -1 (CPUEntryPoint),
 // and reads the machine through the predeclared built-ins (Builtins lists
 // them): probe(cpu) is the only way to learn a CPU's runtime state in a
 // call, and costs the waker what the kernel's own probes cost; the
