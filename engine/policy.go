@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 
 	"schedplay/engine/cpumask"
 	"schedplay/engine/knob"
+	"schedplay/engine/machine"
 )
 
 // A wakeup policy (issue 29) replaces a step of the fair classes' wakeup
@@ -37,6 +39,17 @@ import (
 // further event.
 type WakePolicy interface {
 	SelectIdleSibling(v *WakeView) (cpu int, stage Stage, err error)
+}
+
+// IdleCPUPolicy is a wake policy that replaces select_idle_cpu alone: a
+// WakePolicy that implements it keeps the era's own select_idle_sibling
+// (its SelectIdleSibling is not called) and SelectIdleCPU runs where that
+// calls select_idle_cpu, with the era's has_idle_core (false in era 5.2,
+// whose select_idle_core runs before). It returns the CPU found or -1,
+// and the stage to report (era 5.2 reports select_idle_cpu whatever it
+// says). The view's KernelSelectIdleCPU is still the kernel's own.
+type IdleCPUPolicy interface {
+	SelectIdleCPU(v *WakeView, target int, hasIdleCore bool) (cpu int, stage Stage, err error)
 }
 
 // ErrNotProbed is wrapped by the errors of a WakeView read of a CPU's
@@ -71,6 +84,7 @@ func (s *Sim) SetWakePolicy(pol WakePolicy) error {
 		return fmt.Errorf("engine: era %s has no select_idle_sibling a policy could replace", s.era)
 	}
 	s.wpolicy = pol
+	s.cpuPolicy, _ = pol.(IdleCPUPolicy)
 	if pol != nil && s.wview == nil {
 		n := s.topo.NCPU
 		s.wview = &WakeView{s: s, probed: make([]uint32, n), cpuSlots: make([]int64, n), llcSlots: make([]int64, s.topo.NLLC)}
@@ -81,10 +95,8 @@ func (s *Sim) SetWakePolicy(pol WakePolicy) error {
 // Err is the error that stopped the run (a wakeup policy's), or nil.
 func (s *Sim) Err() error { return s.err }
 
-// policySelectIdleSibling runs the policy where select_idle_sibling would
-// run. On an error the run stops after this event; the wakee goes to
-// target meanwhile, so the engine's state stays consistent.
-func (s *Sim) policySelectIdleSibling(p *Task, prev, target int, cur *Task, d *Decision) (int, Stage) {
+// beginView readies the view for one policy call.
+func (s *Sim) beginView(p *Task, prev, target int, cur *Task, d *Decision) *WakeView {
 	v := s.wview
 	v.p, v.cur, v.d, v.prev, v.target = p, cur, d, prev, target
 	v.callFrom, v.scanFrom = len(s.probeBuf), -1
@@ -93,11 +105,31 @@ func (s *Sim) policySelectIdleSibling(p *Task, prev, target int, cur *Task, d *D
 		clear(v.probed)
 		v.gen = 1
 	}
-	c, st, err := s.wpolicy.SelectIdleSibling(v)
+	return v
+}
+
+func (s *Sim) endView(v *WakeView) {
 	if v.scanFrom >= 0 {
 		v.ScanEnd(false)
 	}
 	v.p, v.cur, v.d = nil, nil, nil
+}
+
+// policyError records the first error of a policy: the run stops after
+// this event.
+func (s *Sim) policyError(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// policySelectIdleSibling runs the policy where select_idle_sibling would
+// run. On an error the run stops after this event; the wakee goes to
+// target meanwhile, so the engine's state stays consistent.
+func (s *Sim) policySelectIdleSibling(p *Task, prev, target int, cur *Task, d *Decision) (int, Stage) {
+	v := s.beginView(p, prev, target, cur, d)
+	c, st, err := s.wpolicy.SelectIdleSibling(v)
+	s.endView(v)
 	if err == nil {
 		switch {
 		case c < 0 || c >= s.topo.NCPU:
@@ -109,12 +141,54 @@ func (s *Sim) policySelectIdleSibling(p *Task, prev, target int, cur *Task, d *D
 		}
 	}
 	if err != nil {
-		if s.err == nil {
-			s.err = err
-		}
+		s.policyError(err)
 		return target, StageBusyTarget
 	}
 	return c, st
+}
+
+// policySelectIdleCPU runs an IdleCPUPolicy where the era's
+// select_idle_sibling calls select_idle_cpu: the CPU or -1.
+func (s *Sim) policySelectIdleCPU(p *Task, prev, target int, hasIdleCore bool, cur *Task, d *Decision) (int, Stage) {
+	v := s.beginView(p, prev, target, cur, d)
+	c, st, err := s.cpuPolicy.SelectIdleCPU(v, target, hasIdleCore)
+	s.endView(v)
+	if err == nil {
+		switch {
+		case c < -1 || c >= s.topo.NCPU:
+			err = fmt.Errorf("wake policy's select_idle_cpu returned CPU %d: the machine has CPUs 0..%d (or -1: none)", c, s.topo.NCPU-1)
+		case c >= 0 && !p.allowed.Test(c):
+			err = fmt.Errorf("wake policy's select_idle_cpu returned CPU %d, outside the task's allowed CPUs", c)
+		case st >= numStages:
+			err = fmt.Errorf("wake policy returned stage %d, not a stage", st)
+		}
+	}
+	if err != nil {
+		s.policyError(err)
+		return -1, StageBusyTarget
+	}
+	if c < 0 {
+		return -1, StageBusyTarget
+	}
+	return c, st
+}
+
+// sisIdleCPU is v5.2's select_idle_sibling calling select_idle_cpu: the
+// policy's when it replaces it.
+func (s *Sim) sisIdleCPU(p *Task, llc *machine.Domain, prev, target int, cur *Task, d *Decision) int {
+	if s.cpuPolicy == nil {
+		return s.selectIdleCPU(p, llc, target, d)
+	}
+	c, _ := s.policySelectIdleCPU(p, prev, target, false, cur, d)
+	return c
+}
+
+// sisIdleCPU66 is the same in the 6.x eras.
+func (s *Sim) sisIdleCPU66(p *Task, llc *machine.Domain, hasIdleCore bool, prev, target int, cur *Task, d *Decision) (int, Stage) {
+	if s.cpuPolicy == nil {
+		return s.selectIdleCPU66(p, llc, hasIdleCore, target, d)
+	}
+	return s.policySelectIdleCPU(p, prev, target, hasIdleCore, cur, d)
 }
 
 // StageByName is the Stage named name (Stage.String), if any.
@@ -204,6 +278,10 @@ func (v *WakeView) Knob(name string) (val int64, isBool bool, err error) {
 	}
 	return v.s.k.Get(id), knob.ByID(id).Kind == knob.Bool, nil
 }
+
+// KnobByID is knob id's value in this run (Knob without the name's
+// lookup).
+func (v *WakeView) KnobByID(id knob.ID) int64 { return v.s.k.Get(id) }
 
 // Topology (free to read).
 
@@ -528,4 +606,90 @@ func (v *WakeView) SetLLCSlot(llc int, val int64) error {
 	}
 	v.llcSlots[llc] = val
 	return nil
+}
+
+// The LLC's idle bitmasks, as an out-of-tree selector such as
+// poc-selector keeps them in sd_llc_shared (a word per LLC, set and
+// cleared by each CPU on idle entry and exit; issue 29). The engine has
+// no such words: it computes them from the CPUs' state at the moment of
+// the read, which is what an up-to-date word holds. A read costs the
+// waker probe_ns (one load of the shared word; the CPUs are not probed,
+// and a CPU read from a mask is no more readable by Idle and the rest
+// than before). IdleMask has bit i set when the LLC's i-th CPU (LLCCPUs
+// order) is idle; IdleCoreMask bit i when every thread of its i-th core
+// (CoresOfLLC order) is. An LLC of more than 64 CPUs has no single word:
+// an error (poc-selector falls back to select_idle_cpu there).
+
+func (v *WakeView) llcSpanFor(llc int) (cpumask.Mask, error) {
+	if llc < 0 || llc >= v.s.topo.NLLC {
+		return cpumask.Mask{}, fmt.Errorf("LLC %d: the machine has LLCs 0..%d", llc, v.s.topo.NLLC-1)
+	}
+	span := v.s.topo.LLCSpan[llc]
+	if span.Weight() > 64 {
+		return span, fmt.Errorf("LLC %d has %d CPUs: an idle mask holds 64", llc, span.Weight())
+	}
+	return span, nil
+}
+
+func (v *WakeView) IdleMask(llc int) (uint64, error) {
+	span, err := v.llcSpanFor(llc)
+	if err != nil {
+		return 0, err
+	}
+	v.s.scanCost += v.s.probeNS
+	var m uint64
+	i := 0
+	for c := span.First(); c >= 0; c = span.Next(c + 1) {
+		if v.s.cpus[c].idle() {
+			m |= 1 << i
+		}
+		i++
+	}
+	return m, nil
+}
+
+func (v *WakeView) IdleCoreMask(llc int) (uint64, error) {
+	span, err := v.llcSpanFor(llc)
+	if err != nil {
+		return 0, err
+	}
+	v.s.scanCost += v.s.probeNS
+	var m uint64
+	i := 0
+	for c := span.First(); c >= 0; c = span.Next(c + 1) {
+		sib := v.s.topo.CoreCPUs[v.s.topo.Core[c]]
+		if sib[0] != c {
+			continue
+		}
+		idle := true
+		for _, t := range sib {
+			if !v.s.cpus[t].idle() {
+				idle = false
+				break
+			}
+		}
+		if idle {
+			m |= 1 << i
+		}
+		i++
+	}
+	return m, nil
+}
+
+// NodeLLCs lists the first CPU of each LLC in cpu's node, ascending (the
+// groups of sd_llc's parent domain when it does not cross nodes).
+func (v *WakeView) NodeLLCs(cpu int) ([]int, error) {
+	if err := v.checkCPU(cpu); err != nil {
+		return nil, err
+	}
+	node := v.s.topo.Socket[cpu]
+	var out []int
+	for l := 0; l < v.s.topo.NLLC; l++ {
+		f := v.s.topo.LLCSpan[l].First()
+		if f >= 0 && v.s.topo.Socket[f] == node {
+			out = append(out, f)
+		}
+	}
+	sort.Ints(out)
+	return out, nil
 }

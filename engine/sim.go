@@ -139,8 +139,10 @@ type Sim struct {
 	// is the view it is handed; err is what stopped the run (a policy's
 	// error): no event runs after it.
 	wpolicy WakePolicy
-	wview   *WakeView
-	err     error
+	// cpuPolicy is wpolicy when it replaces select_idle_cpu alone.
+	cpuPolicy IdleCPUPolicy
+	wview     *WakeView
+	err       error
 
 	stats    Stats
 	trace    decisionRing

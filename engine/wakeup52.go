@@ -16,7 +16,7 @@ import (
 // record_wakee, the probes' costs) are in wakeup.go.
 
 // selectIdleSibling is the v5.2 select_idle_sibling.
-func (s *Sim) selectIdleSibling(p *Task, prev, target int, _ *Task, d *Decision) (int, Stage) {
+func (s *Sim) selectIdleSibling(p *Task, prev, target int, cur *Task, d *Decision) (int, Stage) {
 	if s.probe(target) {
 		return target, StageTarget
 	}
@@ -39,7 +39,7 @@ func (s *Sim) selectIdleSibling(p *Task, prev, target int, _ *Task, d *Decision)
 			return c, StageIdleCore
 		}
 	}
-	if c := s.selectIdleCPU(p, llc, target, d); c >= 0 {
+	if c := s.sisIdleCPU(p, llc, prev, target, cur, d); c >= 0 {
 		return c, StageIdleCPU
 	}
 	if c := s.selectIdleSMT(p, target); c >= 0 {

@@ -70,7 +70,7 @@ func (s *Sim) selectIdleSibling66(p *Task, prev, target int, cur *Task, d *Decis
 			}
 		}
 	}
-	if c, st := s.selectIdleCPU66(p, llc, hasIdleCore, target, d); c >= 0 {
+	if c, st := s.sisIdleCPU66(p, llc, hasIdleCore, prev, target, cur, d); c >= 0 {
 		return c, st
 	}
 	return target, StageBusyTarget

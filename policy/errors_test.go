@@ -52,3 +52,22 @@ func TestPolicyErrors(t *testing.T) {
 		t.Fatalf("%v is not ErrPolicy", err)
 	}
 }
+
+// TestStepLimitLine: the step limit's error names a line of the loop
+// wherever in the loop the limit falls (at the loop's jump back the
+// interpreter's own position is the function's def line).
+func TestStepLimitLine(t *testing.T) {
+	src := "def f(n):\n    while True:\n        n += 1\n\ndef select_idle_sibling(p, prev, target):\n    f(0)\n    return target\n"
+	for steps := uint64(1000); steps < 1008; steps++ {
+		prog, err := policy.Compile("t.star", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog.SetMaxSteps(steps)
+		_, err = scenario.Run(scenario.Config{Preset: "amd-7950x-16c-32t", Workloads: []string{"schbench:m=2,t=8"}, Seed: 1,
+			Duration: engine.Second, Knobs: []string{"era=5.2"}, WakePolicy: prog})
+		if err == nil || !strings.Contains(err.Error(), "t.star:3:") || !strings.Contains(err.Error(), "more than") {
+			t.Errorf("limit %d: %v, want t.star:3:", steps, err)
+		}
+	}
+}

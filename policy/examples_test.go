@@ -77,6 +77,8 @@ func TestExamplesMatchKnobs(t *testing.T) {
 		{"bounded.star", []string{"SIS_BOUND=true"}},
 		{"rotating-window.star", []string{"SIS_BOUND=true", "SIS_ROTATE=true"}},
 		{"target-core.star", []string{"SIS_TARGET_CORE=true"}},
+		{"kernel-cpu.star", nil},
+		{"bounded-cpu.star", []string{"SIS_BOUND=true"}},
 	}
 	for _, tc := range cases {
 		prog := load(t, tc.file)
@@ -116,10 +118,16 @@ func firstDiff(a, b []byte) string {
 // TestKernel66MatchesEra: kernel66.star is each 6.x era's own
 // select_idle_sibling.
 func TestKernel66MatchesEra(t *testing.T) {
-	prog := load(t, "kernel66.star")
+	for _, file := range []string{"kernel66.star", "kernel-cpu.star"} {
+		testMatchesEra(t, file)
+	}
+}
+
+func testMatchesEra(t *testing.T, file string) {
+	prog := load(t, file)
 	for _, era := range []string{"6.1", "6.6", "6.12"} {
 		for _, r := range runs {
-			t.Run(era+"/"+r.name, func(t *testing.T) {
+			t.Run(file+"/"+era+"/"+r.name, func(t *testing.T) {
 				base := scenario.Config{Preset: r.preset, Workloads: []string{r.workload}, Seed: 7, Duration: r.dur,
 					Knobs: []string{"era=" + era}}
 				if r.name == "7950x-hackbench" {
@@ -129,7 +137,7 @@ func TestKernel66MatchesEra(t *testing.T) {
 				withPolicy.WakePolicy = prog
 				want, got := resultJSON(t, base), resultJSON(t, withPolicy)
 				if !bytes.Equal(got, want) {
-					t.Errorf("kernel66.star differs from era %s:\n%s", era, firstDiff(got, want))
+					t.Errorf("%s differs from era %s:\n%s", file, era, firstDiff(got, want))
 				}
 			})
 		}

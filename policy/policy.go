@@ -8,6 +8,9 @@
 //	    return cpu            # reported as stage "policy"
 //	    return cpu, "select_idle_cpu"   # or one of the kernel's stage names
 //
+// or, to replace the LLC scan alone and keep the era's own
+// select_idle_sibling (run in Go, so cheaper), select_idle_cpu(p,
+// target[, has_idle_core]) returning the CPU found or -1 (CPUEntryPoint),
 // and reads the machine through the predeclared built-ins (Builtins lists
 // them): probe(cpu) is the only way to learn a CPU's runtime state in a
 // call, and costs the waker what the kernel's own probes cost; the
@@ -42,11 +45,18 @@ const (
 // EntryPoint is the function a policy file must define.
 const EntryPoint = "select_idle_sibling"
 
+// CPUEntryPoint is the function a policy file may define instead, to
+// replace select_idle_cpu alone (engine.IdleCPUPolicy): the era's own
+// select_idle_sibling runs and calls it where it calls select_idle_cpu,
+// as select_idle_cpu(p, target) or select_idle_cpu(p, target,
+// has_idle_core); it returns the CPU found or -1 (or (cpu, stage)).
+const CPUEntryPoint = "select_idle_cpu"
+
 // Program is a compiled policy file: compile once, then New gives each
 // simulation its own instance. A Program is safe for concurrent use.
 type Program struct {
 	file     string
-	fn       *starlark.Function
+	prog     *starlark.Program
 	maxSteps uint64
 }
 
@@ -63,35 +73,75 @@ func (p *Program) SetMaxSteps(n uint64) {
 
 var fileOptions = &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, GlobalReassign: true}
 
+func isPredeclared(name string) bool { return predeclaredNames[name] }
+
 // Compile parses, resolves and initialises the policy source src (named
 // filename in errors, which are "file:line:col: message").
 func Compile(filename string, src []byte) (*Program, error) {
 	if len(src) > MaxSourceBytes {
 		return nil, fmt.Errorf("%s: %d bytes, above the %d-byte limit of a policy", filename, len(src), MaxSourceBytes)
 	}
-	_, prog, err := starlark.SourceProgramOptions(fileOptions, filename, src, predeclared.Has)
+	_, prog, err := starlark.SourceProgramOptions(fileOptions, filename, src, isPredeclared)
 	if err != nil {
 		return nil, compileError(err)
 	}
-	th := &starlark.Thread{Name: filename, Print: func(*starlark.Thread, string) {}}
+	p := &Program{file: filename, prog: prog, maxSteps: DefaultMaxSteps}
+	if _, err := p.init(&instance{prog: p}); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// stepLimit is a thread's OnMaxSteps. The interpreter notes an
+// instruction's pc only once it starts it, so at the limit the innermost
+// frame's position is that of the instruction before, which for a loop's
+// jump back is the function's def line: the limit is stretched a step at
+// a time (at most 64) until the frame is at a line of its body, and the
+// error names the loop's line.
+type stepLimit struct{ extra int }
+
+func (l *stepLimit) onMaxSteps(th *starlark.Thread) {
+	if th.CallStackDepth() > 0 && l.extra < 64 {
+		fr := th.DebugFrame(0)
+		if fn, ok := fr.Callable().(*starlark.Function); ok && fr.Position() == fn.Position() {
+			l.extra++
+			th.SetMaxExecutionSteps(th.ExecutionSteps() + 1)
+			return
+		}
+	}
+	th.Cancel("too many steps")
+}
+
+// init runs the file's top level with in's built-ins and returns its
+// entry point, bound to them.
+func (p *Program) init(in *instance) (*starlark.Function, error) {
+	th := &starlark.Thread{Name: p.file, Print: func(*starlark.Thread, string) {}}
+	th.OnMaxSteps = (&stepLimit{}).onMaxSteps
 	th.SetMaxExecutionSteps(DefaultMaxSteps)
-	globals, err := prog.Init(th, predeclared)
+	globals, err := p.prog.Init(th, in.predeclared())
 	if err != nil {
-		return nil, runError(filename, err, DefaultMaxSteps)
+		return nil, runError(p.file, err, DefaultMaxSteps)
 	}
 	globals.Freeze()
+	name, want := EntryPoint, "3 (p, prev, target)"
 	v, ok := globals[EntryPoint]
 	if !ok {
-		return nil, fmt.Errorf("%s: defines no %s(p, prev, target)", filename, EntryPoint)
+		if v, ok = globals[CPUEntryPoint]; ok {
+			name, want = CPUEntryPoint, "2 or 3 (p, target[, has_idle_core])"
+			in.cpuHook = true
+		}
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: defines no %s(p, prev, target) (nor %s(p, target))", p.file, EntryPoint, CPUEntryPoint)
 	}
 	fn, ok := v.(*starlark.Function)
 	if !ok {
-		return nil, fmt.Errorf("%s: %s is a %s, not a function", filename, EntryPoint, v.Type())
+		return nil, fmt.Errorf("%s: %s is a %s, not a function", p.file, name, v.Type())
 	}
-	if fn.NumParams() != 3 {
-		return nil, fmt.Errorf("%s: %s: %s takes %d parameters; it must take 3 (p, prev, target)", filename, fn.Position(), EntryPoint, fn.NumParams())
+	if n := fn.NumParams(); (!in.cpuHook && n != 3) || (in.cpuHook && n != 2 && n != 3) {
+		return nil, fmt.Errorf("%s: %s: %s takes %d parameters; it must take %s", p.file, fn.Position(), name, fn.NumParams(), want)
 	}
-	return &Program{file: filename, fn: fn, maxSteps: DefaultMaxSteps}, nil
+	return fn, nil
 }
 
 func compileError(err error) error {
@@ -136,24 +186,73 @@ func runError(file string, err error, steps uint64) error {
 	return fmt.Errorf("%s: %s%s", file, in, msg)
 }
 
-// New is an instance of the program for one simulation.
+// New is an instance of the program for one simulation: the file's top
+// level run again with built-ins bound to this instance (deterministic:
+// Compile ran it once already).
 func (p *Program) New() engine.WakePolicy {
 	in := &instance{prog: p}
 	in.th = &starlark.Thread{Name: p.file, Print: func(*starlark.Thread, string) {}}
-	in.th.SetLocal(localKey, in)
-	in.task = &taskValue{in: in}
+	in.th.OnMaxSteps = in.limit.onMaxSteps
+	in.task = newTaskValue(in)
 	in.args = make(starlark.Tuple, 3)
+	in.tuples = make([][]starlark.Tuple, len(stageNames))
+	in.fn, in.initErr = p.init(in)
+	if in.cpuHook {
+		return &cpuInstance{in}
+	}
 	return in
 }
 
-const localKey = "schedplay.policy"
+// cpuInstance is an instance of a file that defines select_idle_cpu: an
+// engine.IdleCPUPolicy.
+type cpuInstance struct{ *instance }
+
+// SelectIdleSibling is the era's own (the engine does not call it for an
+// IdleCPUPolicy).
+func (ci *cpuInstance) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, error) {
+	c, st := v.KernelSelectIdleSibling()
+	return c, st, nil
+}
+
+// SelectIdleCPU implements engine.IdleCPUPolicy.
+func (ci *cpuInstance) SelectIdleCPU(v *engine.WakeView, target int, hasIdleCore bool) (int, engine.Stage, error) {
+	in := ci.instance
+	if in.initErr != nil {
+		return 0, 0, in.initErr
+	}
+	if in.ncpu == 0 {
+		in.ncpu = v.NCPU()
+	}
+	in.v = v
+	args := in.args[:2]
+	in.args[0], in.args[1] = in.task, starlark.MakeInt(target)
+	if in.fn.NumParams() == 3 {
+		args = in.args[:3]
+		in.args[2] = starlark.Bool(hasIdleCore)
+	}
+	res, err := in.callArgs(args)
+	in.v = nil
+	if err != nil {
+		return 0, 0, runError(in.prog.file, err, in.prog.maxSteps)
+	}
+	return in.result(v, res, CPUEntryPoint, true)
+}
 
 type instance struct {
-	prog *Program
-	th   *starlark.Thread
-	v    *engine.WakeView
-	task *taskValue
-	args starlark.Tuple
+	prog    *Program
+	fn      *starlark.Function
+	cpuHook bool // fn is select_idle_cpu
+	limit   stepLimit
+	initErr error
+	th      *starlark.Thread
+	v       *engine.WakeView
+	task    *taskValue
+	args    starlark.Tuple
+
+	ncpu   int
+	tuples [][]starlark.Tuple                  // per stage, per CPU: (cpu, stage)
+	wraps  map[*starlark.List][]*starlark.List // topology list -> wrap(l, l[i]) by i
+	knobs  map[string]knobRef
 }
 
 // policyStages are the stage names a policy may report.
@@ -168,41 +267,83 @@ func init() {
 
 // SelectIdleSibling implements engine.WakePolicy.
 func (in *instance) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, error) {
+	if in.initErr != nil {
+		return 0, 0, in.initErr
+	}
+	if in.ncpu == 0 {
+		in.ncpu = v.NCPU()
+	}
 	in.v = v
-	defer func() { in.v = nil }()
-	in.args[0], in.args[1], in.args[2] = in.task, starlark.MakeInt(v.Prev()), starlark.MakeInt(v.Target())
-	in.th.SetMaxExecutionSteps(in.th.ExecutionSteps() + in.prog.maxSteps)
-	res, err := starlark.Call(in.th, in.prog.fn, in.args, nil)
+	res, err := in.call(v)
+	in.v = nil
 	if err != nil {
 		return 0, 0, runError(in.prog.file, err, in.prog.maxSteps)
 	}
-	where := fmt.Sprintf("%s: %s", in.prog.fn.Position(), EntryPoint)
+	return in.result(v, res, EntryPoint, false)
+}
+
+// result checks a call's result: cpu or (cpu, stage); -1 (none) when
+// orNone.
+func (in *instance) result(v *engine.WakeView, res starlark.Value, name string, orNone bool) (int, engine.Stage, error) {
 	stage := engine.StagePolicy
 	cv := res
+	if t, ok := res.(starlark.Tuple); ok && len(t) == 2 {
+		// the fast path: (cpu, one of the stage names)
+		if s, ok := t[1].(starlark.String); ok {
+			if st, ok := policyStages[string(s)]; ok {
+				if i, ok := t[0].(starlark.Int); ok {
+					if c, ok := i.Int64(); ok && c >= 0 && c < int64(v.NCPU()) && ((!orNone && int(c) == v.Target()) || v.Allowed(int(c))) {
+						return int(c), st, nil
+					}
+					if c, ok := i.Int64(); ok && c == -1 && orNone {
+						return -1, st, nil
+					}
+				}
+			}
+		}
+	}
+	where := func() string { return fmt.Sprintf("%s: %s", in.fn.Position(), name) }
 	if t, ok := res.(starlark.Tuple); ok {
 		if len(t) != 2 {
-			return 0, 0, fmt.Errorf("%s returned a tuple of %d; want cpu or (cpu, stage)", where, len(t))
+			return 0, 0, fmt.Errorf("%s returned a tuple of %d; want cpu or (cpu, stage)", where(), len(t))
 		}
 		name, ok := starlark.AsString(t[1])
 		if !ok {
-			return 0, 0, fmt.Errorf("%s returned stage %s, not a string", where, t[1])
+			return 0, 0, fmt.Errorf("%s returned stage %s, not a string", where(), t[1])
 		}
 		if stage, ok = policyStages[name]; !ok {
-			return 0, 0, fmt.Errorf("%s returned stage %q; want one of %s", where, name, strings.Join(stageList(), ", "))
+			return 0, 0, fmt.Errorf("%s returned stage %q; want one of %s", where(), name, strings.Join(stageList(), ", "))
 		}
 		cv = t[0]
 	}
 	c, err := starlark.AsInt32(cv)
+	if err == nil && c == -1 && orNone {
+		return -1, stage, nil
+	}
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s returned %s, not a CPU", where, cv)
+		return 0, 0, fmt.Errorf("%s returned %s, not a CPU", where(), cv)
 	}
 	if c < 0 || c >= v.NCPU() {
-		return 0, 0, fmt.Errorf("%s returned CPU %d: the machine has CPUs 0..%d", where, c, v.NCPU()-1)
+		return 0, 0, fmt.Errorf("%s returned CPU %d: the machine has CPUs 0..%d", where(), c, v.NCPU()-1)
 	}
-	if c != v.Target() && !v.Allowed(c) {
-		return 0, 0, fmt.Errorf("%s returned CPU %d, outside the task's allowed CPUs", where, c)
+	if (orNone || c != v.Target()) && !v.Allowed(c) {
+		return 0, 0, fmt.Errorf("%s returned CPU %d, outside the task's allowed CPUs", where(), c)
 	}
 	return c, stage, nil
+}
+
+// call runs the entry point; in.v is cleared by the caller even if the
+// policy panics through the interpreter.
+func (in *instance) call(v *engine.WakeView) (starlark.Value, error) {
+	in.args[0], in.args[1], in.args[2] = in.task, starlark.MakeInt(v.Prev()), starlark.MakeInt(v.Target())
+	return in.callArgs(in.args)
+}
+
+func (in *instance) callArgs(args starlark.Tuple) (starlark.Value, error) {
+	defer func() { in.v = nil }()
+	in.limit.extra = 0
+	in.th.SetMaxExecutionSteps(in.th.ExecutionSteps() + in.prog.maxSteps)
+	return starlark.Call(in.th, in.fn, args, nil)
 }
 
 func stageList() []string {

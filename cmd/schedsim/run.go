@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -773,20 +775,28 @@ func readLimited(path string, limit int64) ([]byte, error) {
 // loadPolicy reads and compiles a --policy file; its errors name the
 // file, line and column.
 func loadPolicy(path string) (*policy.Program, error) {
+	prog, _, err := loadPolicySum(path)
+	return prog, err
+}
+
+// loadPolicySum is loadPolicy and the sha256 (hex) of the source it
+// compiled.
+func loadPolicySum(path string) (*policy.Program, string, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, usagef("--policy %s: %v", path, err)
+		return nil, "", usagef("--policy %s: %v", path, err)
 	}
 	if fi.Size() > policy.MaxSourceBytes {
-		return nil, usagef("--policy %s: %d bytes, above the %d-byte limit of a policy", path, fi.Size(), policy.MaxSourceBytes)
+		return nil, "", usagef("--policy %s: %d bytes, above the %d-byte limit of a policy", path, fi.Size(), policy.MaxSourceBytes)
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, usagef("--policy %s: %v", path, err)
+		return nil, "", usagef("--policy %s: %v", path, err)
 	}
 	prog, err := policy.Compile(path, src)
 	if err != nil {
-		return nil, usagef("--policy: %v", err)
+		return nil, "", usagef("--policy: %v", err)
 	}
-	return prog, nil
+	sum := sha256.Sum256(src)
+	return prog, hex.EncodeToString(sum[:]), nil
 }

@@ -36,15 +36,19 @@ type vary struct {
 
 // sweepLine is one run of a sweep: one line of the --out JSONL.
 type sweepLine struct {
-	Index   int                `json:"index"` // position in the unsharded order
-	Point   map[string]string  `json:"point"` // the --vary values of this run
-	Seed    uint64             `json:"seed"`
-	Preset  string             `json:"preset"`
-	Knobs   []string           `json:"set"`
-	Specs   []string           `json:"workloads"`
-	DurS    float64            `json:"duration_s"`
-	Metrics map[string]float64 `json:"metrics,omitempty"`
-	Error   string             `json:"error,omitempty"`
+	Index  int               `json:"index"` // position in the unsharded order
+	Point  map[string]string `json:"point"` // the --vary values of this run
+	Seed   uint64            `json:"seed"`
+	Preset string            `json:"preset"`
+	Knobs  []string          `json:"set"`
+	Specs  []string          `json:"workloads"`
+	DurS   float64           `json:"duration_s"`
+	// Policy is the wake policy file the run ran (--policy, or the
+	// policy axis's value) and PolicySum the sha256 of its source.
+	Policy    string             `json:"policy,omitempty"`
+	PolicySum string             `json:"policy_sha256,omitempty"`
+	Metrics   map[string]float64 `json:"metrics,omitempty"`
+	Error     string             `json:"error,omitempty"`
 }
 
 type sweepFlags struct {
@@ -54,6 +58,7 @@ type sweepFlags struct {
 	parallel int
 	shard    string
 	resume   bool
+	policies map[string]sweepPolicy // by file: --policy and the policy axis
 }
 
 func sweepFlagSet(f *sweepFlags) *flag.FlagSet {
@@ -61,6 +66,7 @@ func sweepFlagSet(f *sweepFlags) *flag.FlagSet {
 	f.addCommon(fs)
 	f.durationVar(fs, "simulated `TIME` per run, e.g. 500ms or 2s (at most 1h)")
 	fs.Var(&f.varies, "vary", "`VARY` NAME=a,b,...: a knob (SIS_CORE=true,false) or a workload key (workload.t=8,16 for the\nfirst --workload, workload2.KEY for the second); repeatable, the runs are the cartesian product")
+	fs.StringVar(&f.policy, "policy", "", "replace select_idle_sibling with the Starlark wake policy in `FILE` in every run; or vary it:\n--vary policy=a.star,b.star,none (none: the era's own); a run's line names the file and its sha256,\nand --resume refuses runs of an edited file")
 	fs.IntVar(&f.seeds, "seeds", 5, "`N` seeds per point: SEED..SEED+N-1")
 	fs.IntVar(&f.parallel, "parallel", 0, "`P` runs at once (default: the number of CPUs)")
 	fs.StringVar(&f.shard, "shard", "1/1", "run only `SHARD` I/N of the runs (run k belongs to shard k mod N + 1): N machines,\neach with its I, together run the sweep once")
@@ -91,8 +97,14 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("--parallel %d out of range (allowed: 0 for all CPUs, or ≥ 1)", f.parallel)
 	}
 	f.runs = 1
+	pol := f.policy
+	f.policy = "" // loaded below, with its sum
 	base, err := f.config()
 	if err != nil {
+		return err
+	}
+	f.policy = pol
+	if err := f.loadSweepPolicies(&base); err != nil {
 		return err
 	}
 	plan, err := f.planSweep(base)
@@ -229,6 +241,10 @@ func (f *sweepFlags) runAll(ctx context.Context, plan *sweepPlan, base scenario.
 			defer func() { <-sem }()
 			cfg := base
 			cfg.Knobs, cfg.Workloads, cfg.Seed = ln.Knobs, ln.Specs, ln.Seed
+			cfg.WakePolicy = nil
+			if ln.Policy != "" {
+				cfg.WakePolicy = f.policies[ln.Policy].prog
+			}
 			cfg.Duration = int64(ln.DurS * 1e9)
 			r, err := scenario.RunContext(ctx, cfg)
 			if errors.Is(err, scenario.ErrInterrupted) {
@@ -419,7 +435,8 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		seed  uint64
 	}
 	seen := map[key]string{}
-	values := map[string]map[string][]float64{} // point → metric → values
+	polOf := map[string]struct{ path, sum, where string }{} // point → the policy its first line ran
+	values := map[string]map[string][]float64{}             // point → metric → values
 	var inputs []input
 	failed := 0
 	for _, path := range fs.Args() {
@@ -464,6 +481,12 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 				return usagef("merge: %s line %d: point %s seed %d is also in %s (overlapping shards?)", path, ln, pt, l.Seed, prev)
 			}
 			seen[k] = fmt.Sprintf("%s line %d", path, ln)
+			if ps, ok := polOf[pt]; ok && ps.sum != l.PolicySum {
+				fh.Close()
+				return usagef("merge: %s line %d: point %s ran policy %s, but %s ran %s: not the same sweep (a policy file edited between shards?)",
+					path, ln, pt, policyName(l.Policy, l.PolicySum), ps.where, policyName(ps.path, ps.sum))
+			}
+			polOf[pt] = struct{ path, sum, where string }{l.Policy, l.PolicySum, seen[k]}
 			if l.Error != "" {
 				failed++
 				continue

@@ -195,6 +195,12 @@ func lineMismatch(got, want *sweepLine) string {
 		return diff("workloads", list(got.Specs), list(want.Specs))
 	case got.DurS != want.DurS:
 		return diff("duration", fmt.Sprintf("%gs", got.DurS), fmt.Sprintf("%gs", want.DurS))
+	case got.PolicySum != want.PolicySum:
+		what := diff("policy", policyName(got.Policy, got.PolicySum), policyName(want.Policy, want.PolicySum))
+		if got.PolicySum != "" && want.PolicySum != "" {
+			what += " (the policy file was edited since those runs)"
+		}
+		return what
 	}
 	return ""
 }

@@ -222,8 +222,9 @@ func (f *sweepFlags) runLine(p *sweepPlan, base scenario.Config, k int) (*sweepL
 	if err != nil {
 		return nil, err
 	}
+	path, pol := f.runPolicy(pt)
 	return &sweepLine{Index: k, Point: pt, Seed: p.seed0 + uint64(k%p.seeds), Preset: cfg.Preset,
-		Knobs: cfg.Knobs, Specs: cfg.Workloads, DurS: float64(cfg.Duration) / 1e9}, nil
+		Knobs: cfg.Knobs, Specs: cfg.Workloads, DurS: float64(cfg.Duration) / 1e9, Policy: path, PolicySum: pol.sum}, nil
 }
 
 // pointConfig applies one point's values to the base config: knobs are
@@ -236,6 +237,9 @@ func (f *sweepFlags) pointConfig(base scenario.Config, vs []vary, pt map[string]
 	cfg.Workloads = append([]string(nil), base.Workloads...)
 	for _, v := range vs {
 		val := pt[v.name]
+		if v.name == policyAxis {
+			continue // the run's policy: runPolicy
+		}
 		head, key, isWL := strings.Cut(v.name, ".")
 		if isWL && strings.HasPrefix(head, "workload") {
 			idx := 1
