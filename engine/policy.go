@@ -631,24 +631,15 @@ func (v *WakeView) llcSpanFor(llc int) (cpumask.Mask, error) {
 	return span, nil
 }
 
-func (v *WakeView) IdleMask(llc int) (uint64, error) {
-	span, err := v.llcSpanFor(llc)
-	if err != nil {
-		return 0, err
-	}
-	v.s.scanCost += v.s.probeNS
-	var m uint64
-	i := 0
-	for c := span.First(); c >= 0; c = span.Next(c + 1) {
-		if v.s.cpus[c].idle() {
-			m |= 1 << i
-		}
-		i++
-	}
-	return m, nil
-}
+// IdleMask is the LLC's idle-CPU word (above).
+func (v *WakeView) IdleMask(llc int) (uint64, error) { return v.llcMask(llc, false) }
 
-func (v *WakeView) IdleCoreMask(llc int) (uint64, error) {
+// IdleCoreMask is the LLC's idle-core word (above).
+func (v *WakeView) IdleCoreMask(llc int) (uint64, error) { return v.llcMask(llc, true) }
+
+// llcMask computes IdleMask (cores false: a bit per CPU) or IdleCoreMask
+// (a bit per core, set when every thread is idle).
+func (v *WakeView) llcMask(llc int, cores bool) (uint64, error) {
 	span, err := v.llcSpanFor(llc)
 	if err != nil {
 		return 0, err
@@ -657,15 +648,14 @@ func (v *WakeView) IdleCoreMask(llc int) (uint64, error) {
 	var m uint64
 	i := 0
 	for c := span.First(); c >= 0; c = span.Next(c + 1) {
-		sib := v.s.topo.CoreCPUs[v.s.topo.Core[c]]
-		if sib[0] != c {
-			continue
-		}
-		idle := true
-		for _, t := range sib {
-			if !v.s.cpus[t].idle() {
-				idle = false
-				break
+		idle := v.s.cpus[c].idle()
+		if cores {
+			sib := v.s.topo.CoreCPUs[v.s.topo.Core[c]]
+			if sib[0] != c {
+				continue
+			}
+			for _, t := range sib[1:] {
+				idle = idle && v.s.cpus[t].idle()
 			}
 		}
 		if idle {
