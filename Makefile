@@ -189,9 +189,11 @@ fuzz-short:
 fuzz:
 	$(MAKE) fuzz-short FUZZSCALE=$${FUZZSCALE:-50}
 
-## bench: the engine benchmarks, the bare event loop and the page's
+## bench: the engine benchmarks, the bare event loop, the page's
 ## worker loop (playground's BenchmarkWorkerLoop: the engine in Node of
-## the page / Node row), native and as wasm under Node, then one table of
+## the page / Node row) and the wake policies' variants of the three
+## engine/workload runs (policy's BenchmarkPolicy*: each example against
+## its built-in knob), native and as wasm under Node, then one table of
 ## both (events/s, wakeups/s, wasm / native, engine / bare loop). Record results in BENCHMARKS.md; for
 ## before/after tables use BENCHCOUNT=5 and benchstat on the raw files.
 ## -p 1: go test runs the two packages' binaries one at a time (by
@@ -200,7 +202,7 @@ fuzz:
 BENCH      ?= .
 BENCHTIME  ?= 1s
 BENCHCOUNT ?= 1
-BENCH_PKGS := ./engine/ ./engine/workload/ ./playground/
+BENCH_PKGS := ./engine/ ./engine/workload/ ./playground/ ./policy/
 BENCH_ARGS  = -p 1 -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -count $(BENCHCOUNT) $(BENCH_PKGS)
 bench: SHELL := /bin/bash
 bench: .SHELLFLAGS := -o pipefail -c
