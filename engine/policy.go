@@ -28,9 +28,10 @@ import (
 // own run time is not simulated time: only its probes and the built-in
 // stages it calls cost the waker anything.
 //
-// Later steps (select_idle_cpu or select_idle_core alone, the newly idle
-// pull) will be further optional interfaces a WakePolicy may implement,
-// checked once when the simulation is built.
+// A policy replaces select_idle_sibling by default. One that implements
+// Hooked says which steps it replaces instead (a Hook set): each step but
+// select_idle_sibling has its own optional interface (IdleCPUPolicy, ...),
+// which the policy must then implement; SetWakePolicy checks that once.
 
 // WakePolicy replaces select_idle_sibling in the fair classes' wakeup
 // path (select_task_rq_fair after wake_affine). It returns the CPU and
@@ -50,6 +51,25 @@ type WakePolicy interface {
 // says). The view's KernelSelectIdleCPU is still the kernel's own.
 type IdleCPUPolicy interface {
 	SelectIdleCPU(v *WakeView, target int, hasIdleCore bool) (cpu int, stage Stage, err error)
+}
+
+// Hook is a set of the steps a policy replaces.
+type Hook uint8
+
+const (
+	// HookSelectIdleSibling: WakePolicy.SelectIdleSibling replaces the
+	// era's select_idle_sibling (the kernel's stages run only when it
+	// calls them).
+	HookSelectIdleSibling Hook = 1 << iota
+	// HookSelectIdleCPU: IdleCPUPolicy.SelectIdleCPU replaces the
+	// select_idle_cpu that the era's own select_idle_sibling calls.
+	HookSelectIdleCPU
+)
+
+// Hooked is implemented by a policy that replaces steps other than
+// select_idle_sibling (or more than it).
+type Hooked interface {
+	Hooks() Hook
 }
 
 // ErrNotProbed is wrapped by the errors of a WakeView read of a CPU's
@@ -83,9 +103,24 @@ func (s *Sim) SetWakePolicy(pol WakePolicy) error {
 	if pol != nil && s.fair.selectIdleSibling == nil {
 		return fmt.Errorf("engine: era %s has no select_idle_sibling a policy could replace", s.era)
 	}
-	s.wpolicy = pol
-	s.cpuPolicy, _ = pol.(IdleCPUPolicy)
-	if pol != nil && s.wview == nil {
+	s.wpolicy, s.phooks, s.cpuPolicy = pol, 0, nil
+	if pol == nil {
+		return nil
+	}
+	s.phooks = HookSelectIdleSibling
+	if h, ok := pol.(Hooked); ok {
+		s.phooks = h.Hooks()
+	} else if _, ok := pol.(IdleCPUPolicy); ok {
+		s.phooks = HookSelectIdleCPU
+	}
+	if s.phooks&HookSelectIdleCPU != 0 {
+		cp, ok := pol.(IdleCPUPolicy)
+		if !ok {
+			return errors.New("engine: the wake policy says it replaces select_idle_cpu but has no SelectIdleCPU")
+		}
+		s.cpuPolicy = cp
+	}
+	if s.wview == nil {
 		n := s.topo.NCPU
 		s.wview = &WakeView{s: s, probed: make([]uint32, n), cpuSlots: make([]int64, n), llcSlots: make([]int64, s.topo.NLLC)}
 	}
@@ -172,6 +207,9 @@ func (s *Sim) policySelectIdleCPU(p *Task, prev, target int, hasIdleCore bool, c
 	}
 	return c, st
 }
+
+// policyHook reports whether the installed policy replaces step h.
+func (s *Sim) policyHook(h Hook) bool { return s.phooks&h != 0 }
 
 // sisIdleCPU is v5.2's select_idle_sibling calling select_idle_cpu: the
 // policy's when it replaces it.

@@ -139,7 +139,9 @@ type Sim struct {
 	// is the view it is handed; err is what stopped the run (a policy's
 	// error): no event runs after it.
 	wpolicy WakePolicy
-	// cpuPolicy is wpolicy when it replaces select_idle_cpu alone.
+	// phooks are the steps it replaces; cpuPolicy is wpolicy when they
+	// include select_idle_cpu.
+	phooks    Hook
 	cpuPolicy IdleCPUPolicy
 	wview     *WakeView
 	err       error

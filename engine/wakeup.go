@@ -67,7 +67,7 @@ func (s *Sim) selectTaskRqFair(p *Task, this int, cur *Task, sync bool) *Decisio
 	d.Target = newCPU
 	var chosen int
 	var stage Stage
-	if s.wpolicy == nil || s.cpuPolicy != nil {
+	if !s.policyHook(HookSelectIdleSibling) {
 		chosen, stage = s.fair.selectIdleSibling(s, p, prev, newCPU, cur, d)
 	} else {
 		chosen, stage = s.policySelectIdleSibling(p, prev, newCPU, cur, d)

@@ -197,26 +197,21 @@ func (p *Program) New() engine.WakePolicy {
 	in.args = make(starlark.Tuple, 3)
 	in.tuples = make([][]starlark.Tuple, len(stageNames))
 	in.fn, in.initErr = p.init(in)
-	if in.cpuHook {
-		return &cpuInstance{in}
-	}
 	return in
 }
 
-// cpuInstance is an instance of a file that defines select_idle_cpu: an
-// engine.IdleCPUPolicy.
-type cpuInstance struct{ *instance }
-
-// SelectIdleSibling is the era's own (the engine does not call it for an
-// IdleCPUPolicy).
-func (ci *cpuInstance) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, error) {
-	c, st := v.KernelSelectIdleSibling()
-	return c, st, nil
+// Hooks implements engine.Hooked: the steps the file's entry point
+// replaces.
+func (in *instance) Hooks() engine.Hook {
+	if in.cpuHook {
+		return engine.HookSelectIdleCPU
+	}
+	return engine.HookSelectIdleSibling
 }
 
-// SelectIdleCPU implements engine.IdleCPUPolicy.
-func (ci *cpuInstance) SelectIdleCPU(v *engine.WakeView, target int, hasIdleCore bool) (int, engine.Stage, error) {
-	in := ci.instance
+// SelectIdleCPU implements engine.IdleCPUPolicy (a file that defines
+// select_idle_cpu).
+func (in *instance) SelectIdleCPU(v *engine.WakeView, target int, hasIdleCore bool) (int, engine.Stage, error) {
 	if in.initErr != nil {
 		return 0, 0, in.initErr
 	}
