@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 	"time"
+
+	"schedplay/internal/benchrun"
 )
 
 // bareLoopPending is the number of events the bare loop keeps queued: about
@@ -32,7 +34,7 @@ func BenchmarkEventLoop(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuSeconds()
+	start, cpu0 := time.Now(), benchrun.CPUSeconds()
 	for i := 0; i < b.N; i++ {
 		slot, when := q.peek()
 		q.fire()
@@ -41,6 +43,6 @@ func BenchmarkEventLoop(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
 	if cpu0 >= 0 {
-		b.ReportMetric(float64(b.N)/(cpuSeconds()-cpu0), "events/cpu-s")
+		b.ReportMetric(float64(b.N)/(benchrun.CPUSeconds()-cpu0), "events/cpu-s")
 	}
 }

@@ -532,20 +532,25 @@ func slotSet(f func(*engine.WakeView, int, int64) error) func(*engine.WakeView, 
 	}
 }
 
-// stageTuple is (cpu, stage's name), built once per pair and frozen.
+// stageTuple is (cpu, stage's name), built once per pair and frozen;
+// (-1, stage) is kept after the CPUs' row.
 func (in *instance) stageTuple(c int, st engine.Stage) starlark.Value {
-	if c >= 0 && int(st) < len(in.tuples) {
+	if c >= -1 && int(st) < len(in.tuples) {
 		row := in.tuples[st]
 		if row == nil {
-			row = make([]starlark.Tuple, in.ncpu)
+			row = make([]starlark.Tuple, in.ncpu+1)
 			in.tuples[st] = row
 		}
-		if c < len(row) {
-			if t := row[c]; t != nil {
+		i := c
+		if c < 0 {
+			i = in.ncpu
+		}
+		if i < len(row) {
+			if t := row[i]; t != nil {
 				return t
 			}
 			t := starlark.Tuple{starlark.MakeInt(c), stageNames[st]}
-			row[c] = t
+			row[i] = t
 			return t
 		}
 	}
@@ -579,12 +584,21 @@ func kernelCore(v *engine.WakeView, b *starlark.Builtin, args starlark.Tuple, kw
 func (in *instance) kernelCPU(v *engine.WakeView, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var t int
 	hic := false
-	switch {
-	case len(args) == 1 && len(kwargs) == 0:
-		var err error
-		if t, err = oneInt(b, args, nil); err != nil {
-			return nil, err
+	fast := false
+	if len(kwargs) == 0 && (len(args) == 1 || len(args) == 2) {
+		// the common calls: (target) and (target, has_idle_core)
+		if i, ok := args[0].(starlark.Int); ok {
+			if x, ok := i.Int64(); ok && x == int64(int(x)) {
+				t, fast = int(x), true
+				if len(args) == 2 {
+					bv, ok := args[1].(starlark.Bool)
+					hic, fast = bool(bv), ok
+				}
+			}
 		}
+	}
+	switch {
+	case fast:
 	default:
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "target", &t, "has_idle_core?", &hic); err != nil {
 			return nil, err
@@ -596,9 +610,6 @@ func (in *instance) kernelCPU(v *engine.WakeView, b *starlark.Builtin, args star
 	c, st, err := v.KernelSelectIdleCPU(t, hic)
 	if err != nil {
 		return nil, err
-	}
-	if c < 0 {
-		return starlark.Tuple{starlark.MakeInt(c), stageNames[st]}, nil
 	}
 	return in.stageTuple(c, st), nil
 }

@@ -73,15 +73,18 @@ func (p *Program) SetMaxSteps(n uint64) {
 
 var fileOptions = &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, GlobalReassign: true}
 
-func isPredeclared(name string) bool { return predeclaredNames[name] }
-
 // Compile parses, resolves and initialises the policy source src (named
 // filename in errors, which are "file:line:col: message").
 func Compile(filename string, src []byte) (*Program, error) {
 	if len(src) > MaxSourceBytes {
 		return nil, fmt.Errorf("%s: %d bytes, above the %d-byte limit of a policy", filename, len(src), MaxSourceBytes)
 	}
-	_, prog, err := starlark.SourceProgramOptions(fileOptions, filename, src, isPredeclared)
+	f, err := fileOptions.Parse(filename, src, 0)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	bindGlobals(f)
+	prog, err := starlark.FileProgram(f, isHidden)
 	if err != nil {
 		return nil, compileError(err)
 	}
@@ -118,7 +121,7 @@ func (p *Program) init(in *instance) (*starlark.Function, error) {
 	th := &starlark.Thread{Name: p.file, Print: func(*starlark.Thread, string) {}}
 	th.OnMaxSteps = (&stepLimit{}).onMaxSteps
 	th.SetMaxExecutionSteps(DefaultMaxSteps)
-	globals, err := p.prog.Init(th, in.predeclared())
+	globals, err := p.prog.Init(th, hiddenPredeclared(in.predeclared()))
 	if err != nil {
 		return nil, runError(p.file, err, DefaultMaxSteps)
 	}

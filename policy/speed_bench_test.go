@@ -1,14 +1,13 @@
 package policy_test
 
 import (
-	"runtime"
 	"testing"
-	"time"
 
 	"schedplay/engine"
 	"schedplay/engine/knob"
 	"schedplay/engine/machine"
 	"schedplay/engine/workload"
+	"schedplay/internal/benchrun"
 	"schedplay/presets"
 )
 
@@ -101,23 +100,18 @@ func benchPolicy(b *testing.B, name, spec string, dur int64) {
 				}
 				return s
 			}
-			var events int64
-			var wall time.Duration
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				s := setup(uint64(i + 1))
-				runtime.GC()
-				b.StartTimer()
-				start := time.Now()
-				for !s.AllFinished() && s.Now() < dur && s.Step() {
+			benchrun.Run(b, func(seed uint64) func() benchrun.Counts {
+				s := setup(seed)
+				return func() benchrun.Counts {
+					for !s.AllFinished() && s.Now() < dur && s.Step() {
+					}
+					if err := s.Err(); err != nil {
+						b.Fatal(err)
+					}
+					t := s.Totals()
+					return benchrun.Counts{Events: t.Events, Ticks: t.Ticks, Wakeups: t.Wakeups, SimNS: s.Now()}
 				}
-				wall += time.Since(start)
-				if err := s.Err(); err != nil {
-					b.Fatal(err)
-				}
-				events += s.Totals().Events
-			}
-			b.ReportMetric(float64(events)/wall.Seconds(), "events/s")
+			})
 		})
 	}
 }

@@ -1,12 +1,12 @@
 //go:build js && wasm
 
-package engine
+package benchrun
 
 import "syscall/js"
 
-// cpuSeconds is the CPU time of the Node process running the test (user +
+// CPUSeconds is the CPU time of the Node process running the test (user +
 // system, from process.cpuUsage), or -1 outside Node.
-func cpuSeconds() float64 {
+func CPUSeconds() float64 {
 	p := js.Global().Get("process")
 	if p.IsUndefined() || p.Get("cpuUsage").IsUndefined() {
 		return -1
