@@ -1,8 +1,8 @@
 package policy_test
 
 import (
-	"strings"
 	"runtime"
+	"strings"
 	"testing"
 
 	"schedplay/engine"
