@@ -64,6 +64,9 @@ const (
 	// HookSelectIdleCPU: IdleCPUPolicy.SelectIdleCPU replaces the
 	// select_idle_cpu that the era's own select_idle_sibling calls.
 	HookSelectIdleCPU
+	// HookSelectIdleCore: IdleCorePolicy.SelectIdleCore replaces the
+	// era's select_idle_core (corehook.go).
+	HookSelectIdleCore
 )
 
 // Hooked is implemented by a policy that replaces steps other than
@@ -91,6 +94,13 @@ type WakeView struct {
 	probed   []uint32 // per CPU: gen of the call that last probed it via Probe
 	scanFrom int      // ScanBegin's len(s.probeBuf); -1: no scan open
 
+	// outer are the calls this one is nested in (a hook reached from a
+	// policy's own call through a kernel stage; beginView), innermost
+	// last; coreLoop counts the 6.x select_idle_core calls under way
+	// (corehook.go).
+	outer    []viewFrame
+	coreLoop int
+
 	// The policy's own persistent state: per CPU and per LLC integer
 	// slots, zero until set.
 	cpuSlots []int64
@@ -103,7 +113,7 @@ func (s *Sim) SetWakePolicy(pol WakePolicy) error {
 	if pol != nil && s.fair.selectIdleSibling == nil {
 		return fmt.Errorf("engine: era %s has no select_idle_sibling a policy could replace", s.era)
 	}
-	s.wpolicy, s.phooks, s.cpuPolicy = pol, 0, nil
+	s.wpolicy, s.phooks, s.cpuPolicy, s.corePolicy = pol, 0, nil, nil
 	if pol == nil {
 		return nil
 	}
@@ -120,6 +130,13 @@ func (s *Sim) SetWakePolicy(pol WakePolicy) error {
 		}
 		s.cpuPolicy = cp
 	}
+	if s.phooks&HookSelectIdleCore != 0 {
+		cp, ok := pol.(IdleCorePolicy)
+		if !ok {
+			return errors.New("engine: the wake policy says it replaces select_idle_core but has no SelectIdleCore")
+		}
+		s.corePolicy = cp
+	}
 	if s.wview == nil {
 		n := s.topo.NCPU
 		s.wview = &WakeView{s: s, probed: make([]uint32, n), cpuSlots: make([]int64, n), llcSlots: make([]int64, s.topo.NLLC)}
@@ -130,9 +147,25 @@ func (s *Sim) SetWakePolicy(pol WakePolicy) error {
 // Err is the error that stopped the run (a wakeup policy's), or nil.
 func (s *Sim) Err() error { return s.err }
 
-// beginView readies the view for one policy call.
+// viewFrame is the state of a policy call that a nested one suspends.
+type viewFrame struct {
+	p, cur             *Task
+	d                  *Decision
+	prev, target       int
+	callFrom, scanFrom int
+}
+
+// beginView readies the view for one policy call. A call made while
+// another is under way (the policy's select_idle_cpu calling
+// kernel.select_idle_cpu, whose loop calls its select_idle_core) nests:
+// the outer call's state is kept and endView brings it back. The probe
+// generation is not restored: the outer call may then read what the
+// inner one probed, which it probed within the outer call too.
 func (s *Sim) beginView(p *Task, prev, target int, cur *Task, d *Decision) *WakeView {
 	v := s.wview
+	if v.d != nil {
+		v.outer = append(v.outer, viewFrame{v.p, v.cur, v.d, v.prev, v.target, v.callFrom, v.scanFrom})
+	}
 	v.p, v.cur, v.d, v.prev, v.target = p, cur, d, prev, target
 	v.callFrom, v.scanFrom = len(s.probeBuf), -1
 	v.gen++
@@ -146,6 +179,12 @@ func (s *Sim) beginView(p *Task, prev, target int, cur *Task, d *Decision) *Wake
 func (s *Sim) endView(v *WakeView) {
 	if v.scanFrom >= 0 {
 		v.ScanEnd(false)
+	}
+	if n := len(v.outer); n > 0 {
+		f := v.outer[n-1]
+		v.outer = v.outer[:n-1]
+		v.p, v.cur, v.d, v.prev, v.target, v.callFrom, v.scanFrom = f.p, f.cur, f.d, f.prev, f.target, f.callFrom, f.scanFrom
+		return
 	}
 	v.p, v.cur, v.d = nil, nil, nil
 }
@@ -224,7 +263,7 @@ func (s *Sim) sisIdleCPU(p *Task, llc *machine.Domain, prev, target int, cur *Ta
 // sisIdleCPU66 is the same in the 6.x eras.
 func (s *Sim) sisIdleCPU66(p *Task, llc *machine.Domain, hasIdleCore bool, prev, target int, cur *Task, d *Decision) (int, Stage) {
 	if s.cpuPolicy == nil {
-		return s.selectIdleCPU66(p, llc, hasIdleCore, target, d)
+		return s.selectIdleCPU66(p, llc, hasIdleCore, prev, target, cur, d)
 	}
 	return s.policySelectIdleCPU(p, prev, target, hasIdleCore, cur, d)
 }
@@ -529,12 +568,19 @@ func (v *WakeView) Curr(cpu int) (CurrInfo, error) {
 // it ends (cutShort: the budget ran out). The probes between them are the
 // scan's. A scan the policy opens and does not end is ended at return.
 func (v *WakeView) ScanBegin(nr int64) {
+	if v.coreLoop > 0 {
+		v.s.policyError(v.inCoreLoop("scan_begin"))
+		return
+	}
 	v.d.SISCalled = true
 	v.d.SISLimit = int(min(max(nr, 0), math.MaxInt32))
 	v.scanFrom = len(v.s.probeBuf)
 }
 
 func (v *WakeView) ScanEnd(cutShort bool) error {
+	if v.coreLoop > 0 {
+		return v.inCoreLoop("scan_end")
+	}
 	if v.scanFrom < 0 {
 		return errors.New("scan_end without scan_begin")
 	}
@@ -549,6 +595,10 @@ func (v *WakeView) ScanEnd(cutShort bool) error {
 
 // KernelSelectIdleSibling is the era's whole select_idle_sibling.
 func (v *WakeView) KernelSelectIdleSibling() (int, Stage) {
+	if v.coreLoop > 0 { // refused: the run stops after this wakeup
+		v.s.policyError(v.inCoreLoop("kernel.select_idle_sibling"))
+		return v.target, StageBusyTarget
+	}
 	return v.s.fair.selectIdleSibling(v.s, v.p, v.prev, v.target, v.cur, v.d)
 }
 
@@ -569,7 +619,8 @@ func (v *WakeView) needEra52(what string) error {
 // KernelSelectIdleCore is v5.2's select_idle_core(p, sd_llc, target): an
 // idle core of target's LLC (its first CPU), or -1; a scan that finds
 // none clears has_idle_cores. Era 5.2 only (6.x scans cores inside
-// select_idle_cpu).
+// select_idle_cpu). It is the kernel's own even when the policy replaces
+// select_idle_core (corehook.go), which may call it.
 func (v *WakeView) KernelSelectIdleCore(target int) (int, error) {
 	if err := v.needEra52("select_idle_core"); err != nil {
 		return -1, err
@@ -587,6 +638,9 @@ func (v *WakeView) KernelSelectIdleCore(target int) (int, error) {
 // stage to report. hasIdleCore is 6.x's argument (scan core by core, as
 // select_idle_core); v5.2 ignores it.
 func (v *WakeView) KernelSelectIdleCPU(target int, hasIdleCore bool) (int, Stage, error) {
+	if v.coreLoop > 0 {
+		return -1, StageBusyTarget, v.inCoreLoop("kernel.select_idle_cpu")
+	}
 	ok, err := v.llcDomainOf(target)
 	if !ok {
 		return -1, StageBusyTarget, err
@@ -596,7 +650,7 @@ func (v *WakeView) KernelSelectIdleCPU(target int, hasIdleCore bool) (int, Stage
 		c := v.s.selectIdleCPU(v.p, llc, target, v.d)
 		return c, StageIdleCPU, nil
 	}
-	c, st := v.s.selectIdleCPU66(v.p, llc, hasIdleCore, target, v.d)
+	c, st := v.s.selectIdleCPU66(v.p, llc, hasIdleCore, v.prev, target, v.cur, v.d)
 	return c, st, nil
 }
 

@@ -140,11 +140,13 @@ type Sim struct {
 	// error): no event runs after it.
 	wpolicy WakePolicy
 	// phooks are the steps it replaces; cpuPolicy is wpolicy when they
-	// include select_idle_cpu.
-	phooks    Hook
-	cpuPolicy IdleCPUPolicy
-	wview     *WakeView
-	err       error
+	// include select_idle_cpu, corePolicy when they include
+	// select_idle_core.
+	phooks     Hook
+	cpuPolicy  IdleCPUPolicy
+	corePolicy IdleCorePolicy
+	wview      *WakeView
+	err        error
 
 	stats    Stats
 	trace    decisionRing

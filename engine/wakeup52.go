@@ -35,7 +35,7 @@ func (s *Sim) selectIdleSibling(p *Task, prev, target int, cur *Task, d *Decisio
 	}
 	llc := s.topo.Domains[target][li]
 	if s.k.On(knob.SIS_CORE) && !(s.k.On(knob.LN_SKIP_CORE) && p.LatencyNice > 0) {
-		if c := s.selectIdleCore(p, llc, target); c >= 0 {
+		if c := s.sisIdleCore(p, llc, prev, target, cur, d); c >= 0 {
 			return c, StageIdleCore
 		}
 	}

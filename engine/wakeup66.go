@@ -92,7 +92,10 @@ func (s *Sim) selectIdleSMT66(p *Task, llc *machine.Domain, cpu int) int {
 
 // selectIdleCPU66 is select_idle_cpu of v6.6. It returns the CPU found and
 // the stage to report: a whole idle core (select_idle_core), or an idle CPU.
-func (s *Sim) selectIdleCPU66(p *Task, llc *machine.Domain, hasIdleCore bool, target int, d *Decision) (int, Stage) {
+//
+// prev and cur (the waker) are only for a policy's select_idle_core
+// (corehook.go), which runs in place of the loop's select_idle_core.
+func (s *Sim) selectIdleCPU66(p *Task, llc *machine.Domain, hasIdleCore bool, prev, target int, cur *Task, d *Decision) (int, Stage) {
 	this := d.WakerCPU
 	wc := s.cpus[this]
 	cpus := s.scanMask
@@ -138,6 +141,23 @@ func (s *Sim) selectIdleCPU66(p *Task, llc *machine.Domain, hasIdleCore bool, ta
 	probes := 0
 	it := cpus.IterWrap(target + 1)
 	for c, ok := it.Next(); ok; c, ok = it.Next() {
+		if hasIdleCore && s.corePolicy != nil {
+			from := len(s.probeBuf)
+			i, good := s.policySelectIdleCore(p, prev, target, c, &idleCPU, cur, d)
+			probes += len(s.probeBuf) - from
+			if !good || i >= 0 {
+				d.SISProbes = probes
+				if !good {
+					return -1, StageBusyTarget // the run stops after this wakeup
+				}
+				return i, StageIdleCore
+			}
+			// As the kernel's select_idle_core does before it returns -1.
+			for _, t := range s.topo.CoreCPUs[s.topo.Core[c]] {
+				cpus.Clear(t)
+			}
+			continue
+		}
 		if hasIdleCore {
 			// select_idle_core: every thread of c's core; the first idle
 			// allowed one is remembered in case no whole core is idle.

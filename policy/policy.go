@@ -11,10 +11,13 @@
 // or, to replace the LLC scan alone and keep the era's own
 // select_idle_sibling (run in Go, so cheaper), select_idle_cpu(p,
 // target[, has_idle_core]) returning the CPU found or -1 (CPUEntryPoint),
-// and reads the machine through the predeclared built-ins (Builtins lists
-// them): probe(cpu) is the only way to learn a CPU's runtime state in a
-// call, and costs the waker what the kernel's own probes cost; the
-// kernel's stages are kernel.select_idle_core(target), ...
+// or select_idle_core(p, cpu[, idle_cpu]) to replace the search for an
+// idle core (CoreEntryPoint: v5.2's whole search, or 6.x's look at one
+// core), or both of these; and reads the machine through the
+// predeclared built-ins (Builtins lists them): probe(cpu) is the only way
+// to learn a CPU's runtime state in a call, and costs the waker what the
+// kernel's own probes cost; the kernel's stages are
+// kernel.select_idle_core(target), ...
 //
 // Starlark's own run time is not simulated time: only the probes and the
 // kernel stages a policy calls cost the waker anything. The interpreter
@@ -129,13 +132,18 @@ func (p *Program) init(in *instance) (*starlark.Function, error) {
 	name, want := EntryPoint, "3 (p, prev, target)"
 	v, ok := globals[EntryPoint]
 	if !ok {
+		if err := in.findCoreHook(globals); err != nil {
+			return nil, err
+		}
 		if v, ok = globals[CPUEntryPoint]; ok {
 			name, want = CPUEntryPoint, "2 or 3 (p, target[, has_idle_core])"
 			in.cpuHook = true
+		} else if in.coreFn != nil {
+			return nil, nil // select_idle_core alone
 		}
 	}
 	if !ok {
-		return nil, fmt.Errorf("%s: defines no %s(p, prev, target) (nor %s(p, target))", p.file, EntryPoint, CPUEntryPoint)
+		return nil, fmt.Errorf("%s: defines no %s(p, prev, target) (nor %s(p, target), nor %s(p, cpu))", p.file, EntryPoint, CPUEntryPoint, CoreEntryPoint)
 	}
 	fn, ok := v.(*starlark.Function)
 	if !ok {
@@ -203,13 +211,20 @@ func (p *Program) New() engine.WakePolicy {
 	return in
 }
 
-// Hooks implements engine.Hooked: the steps the file's entry point
-// replaces.
+// Hooks implements engine.Hooked: the steps the file's entry points
+// replace.
 func (in *instance) Hooks() engine.Hook {
+	var h engine.Hook
 	if in.cpuHook {
-		return engine.HookSelectIdleCPU
+		h |= engine.HookSelectIdleCPU
 	}
-	return engine.HookSelectIdleSibling
+	if in.coreFn != nil {
+		h |= engine.HookSelectIdleCore
+	}
+	if h == 0 {
+		return engine.HookSelectIdleSibling
+	}
+	return h
 }
 
 // SelectIdleCPU implements engine.IdleCPUPolicy (a file that defines
@@ -221,15 +236,13 @@ func (in *instance) SelectIdleCPU(v *engine.WakeView, target int, hasIdleCore bo
 	if in.ncpu == 0 {
 		in.ncpu = v.NCPU()
 	}
-	in.v = v
 	args := in.args[:2]
 	in.args[0], in.args[1] = in.task, starlark.MakeInt(target)
 	if in.fn.NumParams() == 3 {
 		args = in.args[:3]
 		in.args[2] = starlark.Bool(hasIdleCore)
 	}
-	res, err := in.callArgs(args)
-	in.v = nil
+	res, err := in.callFn(v, in.fn, args)
 	if err != nil {
 		return 0, 0, runError(in.prog.file, err, in.prog.maxSteps)
 	}
@@ -237,15 +250,17 @@ func (in *instance) SelectIdleCPU(v *engine.WakeView, target int, hasIdleCore bo
 }
 
 type instance struct {
-	prog    *Program
-	fn      *starlark.Function
-	cpuHook bool // fn is select_idle_cpu
-	limit   stepLimit
-	initErr error
-	th      *starlark.Thread
-	v       *engine.WakeView
-	task    *taskValue
-	args    starlark.Tuple
+	prog     *Program
+	fn       *starlark.Function
+	cpuHook  bool               // fn is select_idle_cpu
+	coreFn   *starlark.Function // select_idle_core, when it is a hook (corehook.go)
+	coreArgs starlark.Tuple
+	limit    stepLimit
+	initErr  error
+	th       *starlark.Thread
+	v        *engine.WakeView
+	task     *taskValue
+	args     starlark.Tuple
 
 	ncpu   int
 	tuples [][]starlark.Tuple                  // per stage, per CPU: (cpu, stage)
@@ -271,9 +286,7 @@ func (in *instance) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, er
 	if in.ncpu == 0 {
 		in.ncpu = v.NCPU()
 	}
-	in.v = v
 	res, err := in.call(v)
-	in.v = nil
 	if err != nil {
 		return 0, 0, runError(in.prog.file, err, in.prog.maxSteps)
 	}
@@ -330,18 +343,26 @@ func (in *instance) result(v *engine.WakeView, res starlark.Value, name string, 
 	return c, stage, nil
 }
 
-// call runs the entry point; in.v is cleared by the caller even if the
-// policy panics through the interpreter.
+// call runs the entry point.
 func (in *instance) call(v *engine.WakeView) (starlark.Value, error) {
 	in.args[0], in.args[1], in.args[2] = in.task, starlark.MakeInt(v.Prev()), starlark.MakeInt(v.Target())
-	return in.callArgs(in.args)
+	return in.callFn(v, in.fn, in.args)
 }
 
-func (in *instance) callArgs(args starlark.Tuple) (starlark.Value, error) {
-	defer func() { in.v = nil }()
-	in.limit.extra = 0
-	in.th.SetMaxExecutionSteps(in.th.ExecutionSteps() + in.prog.maxSteps)
-	return starlark.Call(in.th, in.fn, args, nil)
+// callFn runs fn with the built-ins bound to v. A call made during
+// another (a hook that a kernel stage the policy called reaches: the
+// engine nests the view) shares the outer call's step limit and gives
+// the outer call its view back, even if the policy panics through the
+// interpreter.
+func (in *instance) callFn(v *engine.WakeView, fn *starlark.Function, args starlark.Tuple) (starlark.Value, error) {
+	outer := in.v
+	in.v = v
+	defer func() { in.v = outer }()
+	if outer == nil {
+		in.limit.extra = 0
+		in.th.SetMaxExecutionSteps(in.th.ExecutionSteps() + in.prog.maxSteps)
+	}
+	return starlark.Call(in.th, fn, args, nil)
 }
 
 func stageList() []string {
