@@ -123,6 +123,9 @@ func (p *Program) init(in *instance) (*starlark.Function, error) {
 		return nil, runError(p.file, err, DefaultMaxSteps)
 	}
 	globals.Freeze()
+	if err := in.initNewidle(globals); err != nil {
+		return nil, err
+	}
 	name, want := EntryPoint, "3 (p, prev, target)"
 	v, ok := globals[EntryPoint]
 	if !ok {
@@ -131,8 +134,11 @@ func (p *Program) init(in *instance) (*starlark.Function, error) {
 			in.cpuHook = true
 		}
 	}
+	if !ok && in.nfn != nil {
+		return nil, nil // newidle_balance alone
+	}
 	if !ok {
-		return nil, fmt.Errorf("%s: defines no %s(p, prev, target) (nor %s(p, target))", p.file, EntryPoint, CPUEntryPoint)
+		return nil, fmt.Errorf("%s: defines no %s(p, prev, target) (nor %s(p, target), nor %s(cpu))", p.file, EntryPoint, CPUEntryPoint, NewidleEntryPoint)
 	}
 	fn, ok := v.(*starlark.Function)
 	if !ok {
@@ -203,10 +209,14 @@ func (p *Program) New() engine.WakePolicy {
 // Hooks implements engine.Hooked: the steps the file's entry point
 // replaces.
 func (in *instance) Hooks() engine.Hook {
-	if in.cpuHook {
-		return engine.HookSelectIdleCPU
+	h := in.newidleHook()
+	switch {
+	case in.cpuHook:
+		h |= engine.HookSelectIdleCPU
+	case in.fn != nil || in.initErr != nil:
+		h |= engine.HookSelectIdleSibling
 	}
-	return engine.HookSelectIdleSibling
+	return h
 }
 
 // SelectIdleCPU implements engine.IdleCPUPolicy (a file that defines
@@ -218,7 +228,7 @@ func (in *instance) SelectIdleCPU(v *engine.WakeView, target int, hasIdleCore bo
 	if in.ncpu == 0 {
 		in.ncpu = v.NCPU()
 	}
-	in.v = v
+	in.v, in.mv = v, &v.View
 	args := in.args[:2]
 	in.args[0], in.args[1] = in.task, starlark.MakeInt(target)
 	if in.fn.NumParams() == 3 {
@@ -240,7 +250,10 @@ type instance struct {
 	limit   stepLimit
 	initErr error
 	th      *starlark.Thread
-	v       *engine.WakeView
+	v       *engine.WakeView // the wakeup's view during a wakeup call
+	mv      *engine.View     // the call's view, whichever the call
+	nfn     *starlark.Function
+	bv      *engine.BalanceView // newidle_balance's view during its call
 	task    *taskValue
 	args    starlark.Tuple
 
@@ -268,7 +281,7 @@ func (in *instance) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, er
 	if in.ncpu == 0 {
 		in.ncpu = v.NCPU()
 	}
-	in.v = v
+	in.v, in.mv = v, &v.View
 	res, err := in.call(v)
 	in.v = nil
 	if err != nil {
@@ -335,7 +348,7 @@ func (in *instance) call(v *engine.WakeView) (starlark.Value, error) {
 }
 
 func (in *instance) callArgs(args starlark.Tuple) (starlark.Value, error) {
-	defer func() { in.v = nil }()
+	defer func() { in.v, in.mv, in.bv = nil, nil, nil }()
 	in.limit.extra = 0
 	in.th.SetMaxExecutionSteps(in.th.ExecutionSteps() + in.prog.maxSteps)
 	return starlark.Call(in.th, in.fn, args, nil)
