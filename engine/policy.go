@@ -30,8 +30,9 @@ import (
 //
 // A policy replaces select_idle_sibling by default. One that implements
 // Hooked says which steps it replaces instead (a Hook set): each step but
-// select_idle_sibling has its own optional interface (IdleCPUPolicy, ...),
-// which the policy must then implement; SetWakePolicy checks that once.
+// select_idle_sibling has its own optional interface (IdleCPUPolicy,
+// NewidlePolicy, ...), which the policy must then implement;
+// SetWakePolicy checks that once.
 
 // WakePolicy replaces select_idle_sibling in the fair classes' wakeup
 // path (select_task_rq_fair after wake_affine). It returns the CPU and

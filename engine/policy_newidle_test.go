@@ -16,7 +16,7 @@ func (g goNewidle) SelectIdleSibling(v *WakeView) (int, Stage, error) {
 	c, st := v.KernelSelectIdleSibling()
 	return c, st, nil
 }
-func (g goNewidle) Hooks() Hook                                    { return HookNewidleBalance }
+func (g goNewidle) Hooks() Hook                                     { return HookNewidleBalance }
 func (g goNewidle) NewidleBalance(v *BalanceView) (int, int, error) { return g(v) }
 
 // The engine's pull: up to n fair tasks from the CPU the policy names,

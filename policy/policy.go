@@ -16,6 +16,9 @@
 // call, and costs the waker what the kernel's own probes cost; the
 // kernel's stages are kernel.select_idle_core(target), ...
 //
+// A file may also define newidle_balance(cpu) (NewidleEntryPoint), alone
+// or beside either, to replace the newly idle pull (newidle.go).
+//
 // Starlark's own run time is not simulated time: only the probes and the
 // kernel stages a policy calls cost the waker anything. The interpreter
 // is deterministic (no clock, no randomness, insertion-ordered dicts), so
