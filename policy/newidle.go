@@ -78,11 +78,11 @@ func (in *instance) NewidleBalance(v *engine.BalanceView) (int, int, error) {
 	if err != nil {
 		return -1, 0, runError(in.prog.file, err, in.prog.maxSteps)
 	}
-	return in.newidleResult(res)
+	return in.newidleResult(res, v.CPU())
 }
 
 // newidleResult reads src, (src, n), -1 or None.
-func (in *instance) newidleResult(res starlark.Value) (int, int, error) {
+func (in *instance) newidleResult(res starlark.Value, cpu int) (int, int, error) {
 	where := func() string { return fmt.Sprintf("%s: %s", in.nfn.Position(), NewidleEntryPoint) }
 	if res == starlark.None {
 		return -1, 0, nil
@@ -111,6 +111,9 @@ func (in *instance) newidleResult(res starlark.Value) (int, int, error) {
 	}
 	if c < 0 || c >= in.ncpu {
 		return -1, 0, fmt.Errorf("%s returned CPU %d: the machine has CPUs 0..%d (or -1: no pull)", where(), c, in.ncpu-1)
+	}
+	if c == cpu {
+		return -1, 0, fmt.Errorf("%s returned CPU %d, the CPU going idle itself (-1: no pull)", where(), c)
 	}
 	return c, n, nil
 }

@@ -143,7 +143,7 @@ func TestNewidlePolicyErrors(t *testing.T) {
 			"t.star:2:27: kernel.newidle_balance: only inside newidle_balance"},
 		{"bad cpu", "def newidle_balance(cpu):\n    return 999\n", "newidle_balance returned CPU 999"},
 		{"bad n", "def newidle_balance(cpu):\n    return cpu ^ 1, 0\n", "want at least 1"},
-		{"itself", "def newidle_balance(cpu):\n    return cpu\n", "the CPU going idle itself"},
+		{"itself", "def newidle_balance(cpu):\n    return cpu\n", "t.star:1:1: newidle_balance returned CPU"},
 		{"top level", "x = overloaded()\ndef newidle_balance(cpu):\n    return -1\n", "t.star:1:15: overloaded: only inside"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
