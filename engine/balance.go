@@ -195,12 +195,13 @@ func (s *Sim) balanceInterval(dom *machine.Domain, ds *domState, busy bool) int6
 
 // newidleBalanceFair runs the era's newidle balance: v5.2's idle_balance
 // or v6.6's newidle_balance (their thresholds, cost bookkeeping and stop
-// rules differ).
+// rules differ; kernelNewidleBalance), or a policy's in their place
+// (policy_newidle.go).
 func (s *Sim) newidleBalanceFair(c *cpu, skipLLC bool) int64 {
-	if s.fair.balancer == balancer66 {
-		return s.newidleBalance66(c, skipLLC)
+	if s.niPolicy != nil {
+		return s.policyNewidle(c, skipLLC)
 	}
-	return s.idleBalance52(c, skipLLC)
+	return s.kernelNewidleBalance(c, skipLLC)
 }
 
 // idleBalance52 is v5.2's idle_balance(): a CPU about to go idle tries to pull

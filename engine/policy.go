@@ -30,8 +30,9 @@ import (
 //
 // A policy replaces select_idle_sibling by default. One that implements
 // Hooked says which steps it replaces instead (a Hook set): each step but
-// select_idle_sibling has its own optional interface (IdleCPUPolicy, ...),
-// which the policy must then implement; SetWakePolicy checks that once.
+// select_idle_sibling has its own optional interface (IdleCPUPolicy,
+// NewidlePolicy, ...), which the policy must then implement;
+// SetWakePolicy checks that once.
 
 // WakePolicy replaces select_idle_sibling in the fair classes' wakeup
 // path (select_task_rq_fair after wake_affine). It returns the CPU and
@@ -67,6 +68,9 @@ const (
 	// HookSelectIdleCore: IdleCorePolicy.SelectIdleCore replaces the
 	// era's select_idle_core (corehook.go).
 	HookSelectIdleCore
+	// HookNewidleBalance: NewidlePolicy.NewidleBalance replaces the
+	// era's newly idle balance (idle_balance, newidle_balance).
+	HookNewidleBalance
 )
 
 // Hooked is implemented by a policy that replaces steps other than
@@ -79,20 +83,23 @@ type Hooked interface {
 // runtime state that the call did not probe first.
 var ErrNotProbed = errors.New("probe it first")
 
-// WakeView is what a WakePolicy sees of one wakeup. It is valid only
-// during the SelectIdleSibling call it is passed to.
-type WakeView struct {
-	s      *Sim
-	p, cur *Task
-	d      *Decision
-	prev   int
-	target int
-	// callFrom is len(s.probeBuf) when the call began: the probes made
-	// since (by Probe or by a built-in stage) make a CPU readable.
+// View is the part of a policy's view that every hook has: the
+// topology, probes and the runtime reads of probed CPUs, knobs, this
+// CPU's own runqueue, and the policy's persistent slots. A WakeView (a
+// wakeup) and a BalanceView (a newly idle balance, policy_newidle.go)
+// each embed one; only what a probe costs differs.
+type View struct {
+	s *Sim
+	// this is the CPU the hook runs on: the waker's, or the CPU going
+	// idle (this_rq()).
+	this int
+	// bal is the balance call's view when this is one (nil: a wakeup).
+	bal *BalanceView
+	// callFrom is len(s.probeBuf) when a wakeup call began: the probes
+	// made since (by Probe or by a built-in stage) make a CPU readable.
 	callFrom int
 	gen      uint32
 	probed   []uint32 // per CPU: gen of the call that last probed it via Probe
-	scanFrom int      // ScanBegin's len(s.probeBuf); -1: no scan open
 
 	// outer are the calls this one is nested in (a hook reached from a
 	// policy's own call through a kernel stage; beginView), innermost
@@ -102,9 +109,20 @@ type WakeView struct {
 	coreLoop int
 
 	// The policy's own persistent state: per CPU and per LLC integer
-	// slots, zero until set.
+	// slots, zero until set; every view of a run shares them.
 	cpuSlots []int64
 	llcSlots []int64
+}
+
+// WakeView is what a WakePolicy sees of one wakeup. It is valid only
+// during the SelectIdleSibling call it is passed to.
+type WakeView struct {
+	View
+	p, cur   *Task
+	d        *Decision
+	prev     int
+	target   int
+	scanFrom int // ScanBegin's len(s.probeBuf); -1: no scan open
 }
 
 // SetWakePolicy installs pol as the fair classes' select_idle_sibling
@@ -113,7 +131,7 @@ func (s *Sim) SetWakePolicy(pol WakePolicy) error {
 	if pol != nil && s.fair.selectIdleSibling == nil {
 		return fmt.Errorf("engine: era %s has no select_idle_sibling a policy could replace", s.era)
 	}
-	s.wpolicy, s.phooks, s.cpuPolicy, s.corePolicy = pol, 0, nil, nil
+	s.wpolicy, s.phooks, s.cpuPolicy, s.corePolicy, s.niPolicy = pol, 0, nil, nil, nil
 	if pol == nil {
 		return nil
 	}
@@ -137,9 +155,17 @@ func (s *Sim) SetWakePolicy(pol WakePolicy) error {
 		}
 		s.corePolicy = cp
 	}
+	if s.phooks&HookNewidleBalance != 0 {
+		np, ok := pol.(NewidlePolicy)
+		if !ok {
+			return errors.New("engine: the wake policy says it replaces newidle_balance but has no NewidleBalance")
+		}
+		s.niPolicy = np
+	}
 	if s.wview == nil {
 		n := s.topo.NCPU
-		s.wview = &WakeView{s: s, probed: make([]uint32, n), cpuSlots: make([]int64, n), llcSlots: make([]int64, s.topo.NLLC)}
+		s.wview = &WakeView{View: View{s: s, probed: make([]uint32, n), cpuSlots: make([]int64, n), llcSlots: make([]int64, s.topo.NLLC)}}
+		s.bview = s.newBalanceView()
 	}
 	return nil
 }
@@ -167,13 +193,19 @@ func (s *Sim) beginView(p *Task, prev, target int, cur *Task, d *Decision) *Wake
 		v.outer = append(v.outer, viewFrame{v.p, v.cur, v.d, v.prev, v.target, v.callFrom, v.scanFrom})
 	}
 	v.p, v.cur, v.d, v.prev, v.target = p, cur, d, prev, target
+	v.this = d.WakerCPU
 	v.callFrom, v.scanFrom = len(s.probeBuf), -1
+	v.nextGen()
+	return v
+}
+
+// nextGen starts a call: no CPU is marked probed.
+func (v *View) nextGen() {
 	v.gen++
 	if v.gen == 0 { // wrapped: forget every mark
 		clear(v.probed)
 		v.gen = 1
 	}
-	return v
 }
 
 func (s *Sim) endView(v *WakeView) {
@@ -329,15 +361,30 @@ func (v *WakeView) WakerFlips() int64 {
 func (v *WakeView) WakerPerCPUKthread() bool {
 	return v.cur.ID >= 0 && v.cur.Kthread() && v.cur.nrAllowed == 1
 }
-func (v *WakeView) ThisNrRunning() int { return v.s.cpus[v.d.WakerCPU].nr }
+func (v *View) ThisNrRunning() int { return v.s.cpus[v.this].nr }
 
 // The waker CPU's own runqueue (this_rq(), read without a probe as the
 // kernel reads it): avg_idle, this CPU's sd_llc avg_scan_cost, and the
 // search's clock: the time its probes have cost so far (local_clock()
 // within the search; the policy's own run time is not counted).
-func (v *WakeView) AvgIdle() int64     { return v.s.cpus[v.d.WakerCPU].avgIdle }
-func (v *WakeView) AvgScanCost() int64 { return v.s.cpus[v.d.WakerCPU].avgScanCost }
-func (v *WakeView) LocalClock() int64  { return v.s.scanCost }
+func (v *View) AvgIdle() int64     { return v.s.cpus[v.this].avgIdle }
+func (v *View) AvgScanCost() int64 { return v.s.cpus[v.this].avgScanCost }
+func (v *View) LocalClock() int64 {
+	if v.bal != nil {
+		return v.bal.clock()
+	}
+	return v.s.scanCost
+}
+
+// charge adds ns to the call's cost: the waker's search, or the newly
+// idle CPU's balance.
+func (v *View) charge(ns int64) {
+	if v.bal != nil {
+		v.bal.cost += ns
+		return
+	}
+	v.s.scanCost += ns
+}
 
 // UpdateAvgScanCost is update_avg(&this_sd->avg_scan_cost, ns), as v5.2's
 // select_idle_cpu does after a scan that was not cut short.
@@ -348,7 +395,7 @@ func (v *WakeView) UpdateAvgScanCost(ns int64) {
 
 // Knob is the value of the named knob in this run (booleans 0/1, and
 // isBool set).
-func (v *WakeView) Knob(name string) (val int64, isBool bool, err error) {
+func (v *View) Knob(name string) (val int64, isBool bool, err error) {
 	id, ok := knob.Lookup(name)
 	if !ok {
 		return 0, false, knob.UnknownError(name)
@@ -358,13 +405,17 @@ func (v *WakeView) Knob(name string) (val int64, isBool bool, err error) {
 
 // KnobByID is knob id's value in this run (Knob without the name's
 // lookup).
-func (v *WakeView) KnobByID(id knob.ID) int64 { return v.s.k.Get(id) }
+func (v *View) KnobByID(id knob.ID) int64 { return v.s.k.Get(id) }
 
 // Topology (free to read).
 
-func (v *WakeView) validCPU(cpu int) bool { return cpu >= 0 && cpu < v.s.topo.NCPU }
+// NCPU is the number of CPUs; SMTPresent whether cores have siblings.
+func (v *View) NCPU() int        { return v.s.topo.NCPU }
+func (v *View) SMTPresent() bool { return v.s.smtPresent }
 
-func (v *WakeView) checkCPU(cpu int) error {
+func (v *View) validCPU(cpu int) bool { return cpu >= 0 && cpu < v.s.topo.NCPU }
+
+func (v *View) checkCPU(cpu int) error {
 	if !v.validCPU(cpu) {
 		return fmt.Errorf("CPU %d: the machine has CPUs 0..%d", cpu, v.s.topo.NCPU-1)
 	}
@@ -372,11 +423,11 @@ func (v *WakeView) checkCPU(cpu int) error {
 }
 
 // CoreOf, LLCOf and NodeOf are a CPU's core, LLC and node (socket) ids.
-func (v *WakeView) CoreOf(cpu int) (int, error) { return v.perCPU(v.s.topo.Core, cpu) }
-func (v *WakeView) LLCOf(cpu int) (int, error)  { return v.perCPU(v.s.topo.LLC, cpu) }
-func (v *WakeView) NodeOf(cpu int) (int, error) { return v.perCPU(v.s.topo.Socket, cpu) }
+func (v *View) CoreOf(cpu int) (int, error) { return v.perCPU(v.s.topo.Core, cpu) }
+func (v *View) LLCOf(cpu int) (int, error)  { return v.perCPU(v.s.topo.LLC, cpu) }
+func (v *View) NodeOf(cpu int) (int, error) { return v.perCPU(v.s.topo.Socket, cpu) }
 
-func (v *WakeView) perCPU(ids []int, cpu int) (int, error) {
+func (v *View) perCPU(ids []int, cpu int) (int, error) {
 	if err := v.checkCPU(cpu); err != nil {
 		return -1, err
 	}
@@ -385,7 +436,7 @@ func (v *WakeView) perCPU(ids []int, cpu int) (int, error) {
 
 // Siblings lists cpu's SMT siblings, cpu included (cpu_smt_mask), in
 // thread order.
-func (v *WakeView) Siblings(cpu int) ([]int, error) {
+func (v *View) Siblings(cpu int) ([]int, error) {
 	if err := v.checkCPU(cpu); err != nil {
 		return nil, err
 	}
@@ -395,21 +446,21 @@ func (v *WakeView) Siblings(cpu int) ([]int, error) {
 // LLCCPUs lists the CPUs sharing cpu's last-level cache (sd_llc's span),
 // in order; HasLLC reports whether cpu has an LLC domain at all (not on a
 // uniprocessor).
-func (v *WakeView) LLCCPUs(cpu int) ([]int, error) {
+func (v *View) LLCCPUs(cpu int) ([]int, error) {
 	if err := v.checkCPU(cpu); err != nil {
 		return nil, err
 	}
 	return maskCPUs(v.s.topo.LLCSpan[v.s.topo.LLC[cpu]]), nil
 }
-func (v *WakeView) HasLLC(cpu int) bool { return v.validCPU(cpu) && v.s.topo.LLCDomainIdx[cpu] >= 0 }
+func (v *View) HasLLC(cpu int) bool { return v.validCPU(cpu) && v.s.topo.LLCDomainIdx[cpu] >= 0 }
 
 // ShareCache is cpus_share_cache(a, b).
-func (v *WakeView) ShareCache(a, b int) bool {
+func (v *View) ShareCache(a, b int) bool {
 	return v.validCPU(a) && v.validCPU(b) && v.s.topo.ShareCache(a, b)
 }
 
 // CoresOfLLC lists the first CPU of each core of LLC llc, in order.
-func (v *WakeView) CoresOfLLC(llc int) ([]int, error) {
+func (v *View) CoresOfLLC(llc int) ([]int, error) {
 	if llc < 0 || llc >= v.s.topo.NLLC {
 		return nil, fmt.Errorf("LLC %d: the machine has LLCs 0..%d", llc, v.s.topo.NLLC-1)
 	}
@@ -434,10 +485,10 @@ func maskCPUs(m cpumask.Mask) []int {
 // The LLC's shared state (sd_llc_shared, as the kernel reads it without a
 // probe): has_idle_cores, which a select_idle_core that finds no idle
 // core clears, and SIS_UTIL's nr_idle_scan.
-func (v *WakeView) HasIdleCores(cpu int) (bool, error) {
+func (v *View) HasIdleCores(cpu int) (bool, error) {
 	return v.validCPU(cpu) && v.s.llcs[v.s.topo.LLC[cpu]].hasIdleCores, v.checkCPU(cpu)
 }
-func (v *WakeView) SetIdleCores(cpu int, val bool) error {
+func (v *View) SetIdleCores(cpu int, val bool) error {
 	if err := v.checkCPU(cpu); err != nil {
 		return err
 	}
@@ -448,7 +499,7 @@ func (v *WakeView) SetIdleCores(cpu int, val bool) error {
 	sh.hasIdleCores = val
 	return nil
 }
-func (v *WakeView) NrIdleScan(cpu int) (int64, error) {
+func (v *View) NrIdleScan(cpu int) (int64, error) {
 	if err := v.checkCPU(cpu); err != nil {
 		return 0, err
 	}
@@ -460,24 +511,36 @@ func (v *WakeView) NrIdleScan(cpu int) (int64, error) {
 // Probe is the kernel's available_idle_cpu(cpu) with its cost: the
 // waker pays probe_ns plus fetching cpu's runqueue line, the probe is
 // listed in the decision, and cpu's runtime state becomes readable for
-// the rest of the call.
-func (v *WakeView) Probe(cpu int) (bool, error) {
+// the rest of the call. In a balance call it costs the CPU going idle
+// what load_balance pays to read a runqueue (lb_cpu_ns; BalanceView).
+func (v *View) Probe(cpu int) (bool, error) {
 	if err := v.checkCPU(cpu); err != nil {
 		return false, err
 	}
 	v.probed[cpu] = v.gen
+	if v.bal != nil {
+		return v.bal.probe(cpu), nil
+	}
 	return v.s.probe(cpu), nil
 }
 
 // Probes is how many CPUs this call has probed so far, its own probes
-// and the built-in stages' together.
-func (v *WakeView) Probes() int { return len(v.s.probeBuf) - v.callFrom }
+// and the built-in stages' together (a balance call: its own).
+func (v *View) Probes() int {
+	if v.bal != nil {
+		return v.bal.probes
+	}
+	return len(v.s.probeBuf) - v.callFrom
+}
 
-func (v *WakeView) readable(cpu int) (*cpu, error) {
+func (v *View) readable(cpu int) (*cpu, error) {
 	if err := v.checkCPU(cpu); err != nil {
 		return nil, err
 	}
 	if v.probed[cpu] != v.gen {
+		if v.bal != nil {
+			return nil, fmt.Errorf("CPU %d not probed in this call: %w", cpu, ErrNotProbed)
+		}
 		found := false
 		for _, c := range v.s.probeBuf[v.callFrom:] {
 			if c == cpu {
@@ -497,28 +560,28 @@ func (v *WakeView) readable(cpu int) (*cpu, error) {
 // the idle CPU spins in POLL (a wakeup needs no IPI), CState the idle
 // state chosen at its last idle entry (-1 when busy), Util its util_avg
 // (×1024): each for a CPU probed in this call.
-func (v *WakeView) Idle(cpu int) (bool, error) {
+func (v *View) Idle(cpu int) (bool, error) {
 	c, err := v.readable(cpu)
 	if err != nil {
 		return false, err
 	}
 	return c.idle(), nil
 }
-func (v *WakeView) NrRunning(cpu int) (int, error) {
+func (v *View) NrRunning(cpu int) (int, error) {
 	c, err := v.readable(cpu)
 	if err != nil {
 		return 0, err
 	}
 	return c.nrRunning(), nil
 }
-func (v *WakeView) Polling(cpu int) (bool, error) {
+func (v *View) Polling(cpu int) (bool, error) {
 	c, err := v.readable(cpu)
 	if err != nil {
 		return false, err
 	}
 	return v.s.polling(c), nil
 }
-func (v *WakeView) CState(cpu int) (int, error) {
+func (v *View) CState(cpu int) (int, error) {
 	c, err := v.readable(cpu)
 	if err != nil {
 		return 0, err
@@ -528,7 +591,7 @@ func (v *WakeView) CState(cpu int) (int, error) {
 	}
 	return c.cstate, nil
 }
-func (v *WakeView) Util(cpu int) (int64, error) {
+func (v *View) Util(cpu int) (int64, error) {
 	c, err := v.readable(cpu)
 	if err != nil {
 		return 0, err
@@ -544,7 +607,7 @@ type CurrInfo struct {
 	Nice, LatencyNice int
 }
 
-func (v *WakeView) Curr(cpu int) (CurrInfo, error) {
+func (v *View) Curr(cpu int) (CurrInfo, error) {
 	c, err := v.readable(cpu)
 	if err != nil {
 		return CurrInfo{}, err
@@ -673,26 +736,26 @@ func (v *WakeView) KernelSelectIdleSMT(cpu int) (int, error) {
 // The policy's persistent state: an integer per CPU and per LLC, zero
 // at the start of the run, kept across wakeups (a rotating window's
 // position, say).
-func (v *WakeView) CPUSlot(cpu int) (int64, error) {
+func (v *View) CPUSlot(cpu int) (int64, error) {
 	if err := v.checkCPU(cpu); err != nil {
 		return 0, err
 	}
 	return v.cpuSlots[cpu], nil
 }
-func (v *WakeView) SetCPUSlot(cpu int, val int64) error {
+func (v *View) SetCPUSlot(cpu int, val int64) error {
 	if err := v.checkCPU(cpu); err != nil {
 		return err
 	}
 	v.cpuSlots[cpu] = val
 	return nil
 }
-func (v *WakeView) LLCSlot(llc int) (int64, error) {
+func (v *View) LLCSlot(llc int) (int64, error) {
 	if llc < 0 || llc >= v.s.topo.NLLC {
 		return 0, fmt.Errorf("LLC %d: the machine has LLCs 0..%d", llc, v.s.topo.NLLC-1)
 	}
 	return v.llcSlots[llc], nil
 }
-func (v *WakeView) SetLLCSlot(llc int, val int64) error {
+func (v *View) SetLLCSlot(llc int, val int64) error {
 	if llc < 0 || llc >= v.s.topo.NLLC {
 		return fmt.Errorf("LLC %d: the machine has LLCs 0..%d", llc, v.s.topo.NLLC-1)
 	}
@@ -712,7 +775,7 @@ func (v *WakeView) SetLLCSlot(llc int, val int64) error {
 // (CoresOfLLC order) is. An LLC of more than 64 CPUs has no single word:
 // an error (poc-selector falls back to select_idle_cpu there).
 
-func (v *WakeView) llcSpanFor(llc int) (cpumask.Mask, error) {
+func (v *View) llcSpanFor(llc int) (cpumask.Mask, error) {
 	if llc < 0 || llc >= v.s.topo.NLLC {
 		return cpumask.Mask{}, fmt.Errorf("LLC %d: the machine has LLCs 0..%d", llc, v.s.topo.NLLC-1)
 	}
@@ -724,19 +787,19 @@ func (v *WakeView) llcSpanFor(llc int) (cpumask.Mask, error) {
 }
 
 // IdleMask is the LLC's idle-CPU word (above).
-func (v *WakeView) IdleMask(llc int) (uint64, error) { return v.llcMask(llc, false) }
+func (v *View) IdleMask(llc int) (uint64, error) { return v.llcMask(llc, false) }
 
 // IdleCoreMask is the LLC's idle-core word (above).
-func (v *WakeView) IdleCoreMask(llc int) (uint64, error) { return v.llcMask(llc, true) }
+func (v *View) IdleCoreMask(llc int) (uint64, error) { return v.llcMask(llc, true) }
 
 // llcMask computes IdleMask (cores false: a bit per CPU) or IdleCoreMask
 // (a bit per core, set when every thread is idle).
-func (v *WakeView) llcMask(llc int, cores bool) (uint64, error) {
+func (v *View) llcMask(llc int, cores bool) (uint64, error) {
 	span, err := v.llcSpanFor(llc)
 	if err != nil {
 		return 0, err
 	}
-	v.s.scanCost += v.s.probeNS
+	v.charge(v.s.probeNS)
 	var m uint64
 	i := 0
 	for c := span.First(); c >= 0; c = span.Next(c + 1) {
@@ -760,7 +823,7 @@ func (v *WakeView) llcMask(llc int, cores bool) (uint64, error) {
 
 // NodeLLCs lists the first CPU of each LLC in cpu's node, ascending (the
 // groups of sd_llc's parent domain when it does not cross nodes).
-func (v *WakeView) NodeLLCs(cpu int) ([]int, error) {
+func (v *View) NodeLLCs(cpu int) ([]int, error) {
 	if err := v.checkCPU(cpu); err != nil {
 		return nil, err
 	}

@@ -146,7 +146,11 @@ type Sim struct {
 	cpuPolicy  IdleCPUPolicy
 	corePolicy IdleCorePolicy
 	wview      *WakeView
-	err        error
+	// niPolicy is wpolicy when it replaces the newly idle balance, and
+	// bview the view it is handed (policy_newidle.go).
+	niPolicy NewidlePolicy
+	bview    *BalanceView
+	err      error
 
 	stats    Stats
 	trace    decisionRing

@@ -89,7 +89,7 @@ func minMax(name string, sign int) *starlark.Builtin {
 	})
 }
 
-var errOutside = fmt.Errorf("only inside %s (not at the top level)", EntryPoint)
+var errOutside = fmt.Errorf("only inside %s, %s or %s (not at the top level)", EntryPoint, CPUEntryPoint, NewidleEntryPoint)
 
 type builtinFn = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
 
@@ -129,49 +129,49 @@ func twoInts(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) 
 	return a, c, nil
 }
 
-func (in *instance) fn0(name string, f func(*engine.WakeView) starlark.Value) *starlark.Builtin {
+func (in *instance) fn0(name string, f func(*engine.View) starlark.Value) *starlark.Builtin {
 	return starlark.NewBuiltin(name, func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		if len(args) != 0 || len(kwargs) != 0 {
 			if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 				return nil, err
 			}
 		}
-		if in.v == nil {
+		if in.mv == nil {
 			return nil, errOutside
 		}
-		return f(in.v), nil
+		return f(in.mv), nil
 	})
 }
 
-func (in *instance) with1(name string, f func(*engine.WakeView, int) (starlark.Value, error)) *starlark.Builtin {
+func (in *instance) with1(name string, f func(*engine.View, int) (starlark.Value, error)) *starlark.Builtin {
 	return starlark.NewBuiltin(name, func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		c, err := oneInt(b, args, kwargs)
 		if err != nil {
 			return nil, err
 		}
-		if in.v == nil {
+		if in.mv == nil {
 			return nil, errOutside
 		}
-		return f(in.v, c)
+		return f(in.mv, c)
 	})
 }
 
-func (in *instance) fn1cpuBool(name string, f func(*engine.WakeView, int) (bool, error)) *starlark.Builtin {
-	return in.with1(name, func(v *engine.WakeView, c int) (starlark.Value, error) {
+func (in *instance) fn1cpuBool(name string, f func(*engine.View, int) (bool, error)) *starlark.Builtin {
+	return in.with1(name, func(v *engine.View, c int) (starlark.Value, error) {
 		r, err := f(v, c)
 		return starlark.Bool(r), err
 	})
 }
 
-func (in *instance) fn1cpuInt(name string, f func(*engine.WakeView, int) (int, error)) *starlark.Builtin {
-	return in.with1(name, func(v *engine.WakeView, c int) (starlark.Value, error) {
+func (in *instance) fn1cpuInt(name string, f func(*engine.View, int) (int, error)) *starlark.Builtin {
+	return in.with1(name, func(v *engine.View, c int) (starlark.Value, error) {
 		r, err := f(v, c)
 		return starlark.MakeInt(r), err
 	})
 }
 
-func (in *instance) fn1cpuInt64(name string, f func(*engine.WakeView, int) (int64, error)) *starlark.Builtin {
-	return in.with1(name, func(v *engine.WakeView, c int) (starlark.Value, error) {
+func (in *instance) fn1cpuInt64(name string, f func(*engine.View, int) (int64, error)) *starlark.Builtin {
+	return in.with1(name, func(v *engine.View, c int) (starlark.Value, error) {
 		r, err := f(v, c)
 		return starlark.MakeInt64(r), err
 	})
@@ -179,9 +179,9 @@ func (in *instance) fn1cpuInt64(name string, f func(*engine.WakeView, int) (int6
 
 // fn1List is a topology list of argument c, built once per key(c) and
 // frozen.
-func (in *instance) fn1List(name string, key func(*engine.WakeView, int) (int, error), f func(*engine.WakeView, int) ([]int, error)) *starlark.Builtin {
+func (in *instance) fn1List(name string, key func(*engine.View, int) (int, error), f func(*engine.View, int) ([]int, error)) *starlark.Builtin {
 	var cache []*starlark.List
-	return in.with1(name, func(v *engine.WakeView, c int) (starlark.Value, error) {
+	return in.with1(name, func(v *engine.View, c int) (starlark.Value, error) {
 		k, err := key(v, c)
 		if err != nil {
 			return nil, err
@@ -224,7 +224,7 @@ func intList(xs []int) *starlark.List {
 }
 
 func (in *instance) currFn(name string, f func(engine.CurrInfo) starlark.Value) *starlark.Builtin {
-	return in.with1(name, func(v *engine.WakeView, c int) (starlark.Value, error) {
+	return in.with1(name, func(v *engine.View, c int) (starlark.Value, error) {
 		ci, err := v.Curr(c)
 		if err != nil {
 			return nil, err
@@ -234,12 +234,29 @@ func (in *instance) currFn(name string, f func(engine.CurrInfo) starlark.Value) 
 }
 
 // bound makes a built-in whose function reaches the instance's view.
-func (in *instance) bound(name string, f func(v *engine.WakeView, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) *starlark.Builtin {
+func (in *instance) bound(name string, f func(v *engine.View, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) *starlark.Builtin {
 	return starlark.NewBuiltin(name, func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		if in.v == nil {
+		if in.mv == nil {
 			// Arguments first, as before: their errors come first.
 			if _, err := f(nil, b, args, kwargs); err != nil && !errors.Is(err, errOutside) {
 				return nil, err
+			}
+			return nil, errOutside
+		}
+		return f(in.mv, b, args, kwargs)
+	})
+}
+
+// wbound is bound for a built-in of the wakeup hooks only (the scan, the
+// kernel's wakeup stages): refused in newidle_balance.
+func (in *instance) wbound(name string, f func(v *engine.WakeView, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)) *starlark.Builtin {
+	return starlark.NewBuiltin(name, func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if in.v == nil {
+			if _, err := f(nil, b, args, kwargs); err != nil && !errors.Is(err, errOutside) {
+				return nil, err
+			}
+			if in.mv != nil {
+				return nil, errWakeOnly
 			}
 			return nil, errOutside
 		}
@@ -248,81 +265,83 @@ func (in *instance) bound(name string, f func(v *engine.WakeView, b *starlark.Bu
 }
 
 func (in *instance) predeclared() starlark.StringDict {
-	llcKey := func(v *engine.WakeView, c int) (int, error) { return v.LLCOf(c) }
-	coreKey := func(v *engine.WakeView, c int) (int, error) { return v.CoreOf(c) }
-	llcIdx := func(v *engine.WakeView, l int) (int, error) { return l, nil }
-	nodeKey := func(v *engine.WakeView, c int) (int, error) { return v.NodeOf(c) }
+	llcKey := func(v *engine.View, c int) (int, error) { return v.LLCOf(c) }
+	coreKey := func(v *engine.View, c int) (int, error) { return v.CoreOf(c) }
+	llcIdx := func(v *engine.View, l int) (int, error) { return l, nil }
+	nodeKey := func(v *engine.View, c int) (int, error) { return v.NodeOf(c) }
 	d := starlark.StringDict{
 		// probing and runtime state
-		"probe":             in.fn1cpuBool("probe", (*engine.WakeView).Probe),
-		"idle":              in.fn1cpuBool("idle", (*engine.WakeView).Idle),
-		"polling":           in.fn1cpuBool("polling", (*engine.WakeView).Polling),
-		"nr_running":        in.fn1cpuInt("nr_running", (*engine.WakeView).NrRunning),
-		"cstate":            in.fn1cpuInt("cstate", (*engine.WakeView).CState),
-		"util":              in.fn1cpuInt64("util", (*engine.WakeView).Util),
+		"probe":             in.fn1cpuBool("probe", (*engine.View).Probe),
+		"idle":              in.fn1cpuBool("idle", (*engine.View).Idle),
+		"polling":           in.fn1cpuBool("polling", (*engine.View).Polling),
+		"nr_running":        in.fn1cpuInt("nr_running", (*engine.View).NrRunning),
+		"cstate":            in.fn1cpuInt("cstate", (*engine.View).CState),
+		"util":              in.fn1cpuInt64("util", (*engine.View).Util),
 		"curr_class":        in.currFn("curr_class", func(c engine.CurrInfo) starlark.Value { return starlark.String(c.Class) }),
 		"curr_nice":         in.currFn("curr_nice", func(c engine.CurrInfo) starlark.Value { return starlark.MakeInt(c.Nice) }),
 		"curr_latency_nice": in.currFn("curr_latency_nice", func(c engine.CurrInfo) starlark.Value { return starlark.MakeInt(c.LatencyNice) }),
-		"probes":            in.fn0("probes", func(v *engine.WakeView) starlark.Value { return starlark.MakeInt(v.Probes()) }),
+		"probes":            in.fn0("probes", func(v *engine.View) starlark.Value { return starlark.MakeInt(v.Probes()) }),
 
 		// topology
-		"ncpu":           in.fn0("ncpu", func(v *engine.WakeView) starlark.Value { return starlark.MakeInt(v.NCPU()) }),
-		"smt_present":    in.fn0("smt_present", func(v *engine.WakeView) starlark.Value { return starlark.Bool(v.SMTPresent()) }),
-		"core_of":        in.fn1cpuInt("core_of", (*engine.WakeView).CoreOf),
-		"llc_of":         in.fn1cpuInt("llc_of", (*engine.WakeView).LLCOf),
-		"node_of":        in.fn1cpuInt("node_of", (*engine.WakeView).NodeOf),
-		"siblings":       in.fn1List("siblings", coreKey, (*engine.WakeView).Siblings),
-		"llc_cpus":       in.fn1List("llc_cpus", llcKey, (*engine.WakeView).LLCCPUs),
-		"cores_of":       in.fn1List("cores_of", llcIdx, (*engine.WakeView).CoresOfLLC),
-		"has_llc":        in.fn1cpuBool("has_llc", func(v *engine.WakeView, c int) (bool, error) { return v.HasLLC(c), nil }),
+		"ncpu":           in.fn0("ncpu", func(v *engine.View) starlark.Value { return starlark.MakeInt(v.NCPU()) }),
+		"smt_present":    in.fn0("smt_present", func(v *engine.View) starlark.Value { return starlark.Bool(v.SMTPresent()) }),
+		"core_of":        in.fn1cpuInt("core_of", (*engine.View).CoreOf),
+		"llc_of":         in.fn1cpuInt("llc_of", (*engine.View).LLCOf),
+		"node_of":        in.fn1cpuInt("node_of", (*engine.View).NodeOf),
+		"siblings":       in.fn1List("siblings", coreKey, (*engine.View).Siblings),
+		"llc_cpus":       in.fn1List("llc_cpus", llcKey, (*engine.View).LLCCPUs),
+		"cores_of":       in.fn1List("cores_of", llcIdx, (*engine.View).CoresOfLLC),
+		"has_llc":        in.fn1cpuBool("has_llc", func(v *engine.View, c int) (bool, error) { return v.HasLLC(c), nil }),
 		"share_cache":    in.bound("share_cache", shareCache),
 		"wrap":           starlark.NewBuiltin("wrap", in.wrapList),
-		"has_idle_cores": in.fn1cpuBool("has_idle_cores", (*engine.WakeView).HasIdleCores),
+		"has_idle_cores": in.fn1cpuBool("has_idle_cores", (*engine.View).HasIdleCores),
 		"set_idle_cores": in.bound("set_idle_cores", setIdleCores),
-		"nr_idle_scan":   in.fn1cpuInt64("nr_idle_scan", (*engine.WakeView).NrIdleScan),
-		"node_llcs":      in.fn1List("node_llcs", nodeKey, (*engine.WakeView).NodeLLCs),
+		"nr_idle_scan":   in.fn1cpuInt64("nr_idle_scan", (*engine.View).NrIdleScan),
+		"node_llcs":      in.fn1List("node_llcs", nodeKey, (*engine.View).NodeLLCs),
 
 		// the LLC's idle bitmasks (a poc-selector's words) and bit helpers
-		"idle_mask":      in.with1("idle_mask", maskFn((*engine.WakeView).IdleMask)),
-		"idle_core_mask": in.with1("idle_core_mask", maskFn((*engine.WakeView).IdleCoreMask)),
+		"idle_mask":      in.with1("idle_mask", maskFn((*engine.View).IdleMask)),
+		"idle_core_mask": in.with1("idle_core_mask", maskFn((*engine.View).IdleCoreMask)),
 		"popcount":       starlark.NewBuiltin("popcount", popcount),
 		"nth_bit":        starlark.NewBuiltin("nth_bit", nthBit),
 
 		// the waker's runqueue and the search's clock
-		"avg_idle":             in.fn0("avg_idle", func(v *engine.WakeView) starlark.Value { return starlark.MakeInt64(v.AvgIdle()) }),
-		"avg_scan_cost":        in.fn0("avg_scan_cost", func(v *engine.WakeView) starlark.Value { return starlark.MakeInt64(v.AvgScanCost()) }),
-		"this_nr_running":      in.fn0("this_nr_running", func(v *engine.WakeView) starlark.Value { return starlark.MakeInt(v.ThisNrRunning()) }),
-		"local_clock":          in.fn0("local_clock", func(v *engine.WakeView) starlark.Value { return starlark.MakeInt64(v.LocalClock()) }),
-		"update_avg_scan_cost": in.bound("update_avg_scan_cost", updateAvgScanCost),
-		"scan_begin":           in.bound("scan_begin", scanBegin),
-		"scan_end":             in.bound("scan_end", scanEnd),
+		"avg_idle":             in.fn0("avg_idle", func(v *engine.View) starlark.Value { return starlark.MakeInt64(v.AvgIdle()) }),
+		"avg_scan_cost":        in.fn0("avg_scan_cost", func(v *engine.View) starlark.Value { return starlark.MakeInt64(v.AvgScanCost()) }),
+		"this_nr_running":      in.fn0("this_nr_running", func(v *engine.View) starlark.Value { return starlark.MakeInt(v.ThisNrRunning()) }),
+		"local_clock":          in.fn0("local_clock", func(v *engine.View) starlark.Value { return starlark.MakeInt64(v.LocalClock()) }),
+		"update_avg_scan_cost": in.wbound("update_avg_scan_cost", updateAvgScanCost),
+		"scan_begin":           in.wbound("scan_begin", scanBegin),
+		"scan_end":             in.wbound("scan_end", scanEnd),
 		"knob":                 in.bound("knob", in.knobFn),
 
 		// persistent state
-		"cpu_state":     in.bound("cpu_state", slotGet((*engine.WakeView).CPUSlot)),
-		"set_cpu_state": in.bound("set_cpu_state", slotSet((*engine.WakeView).SetCPUSlot)),
-		"llc_state":     in.bound("llc_state", slotGet((*engine.WakeView).LLCSlot)),
-		"set_llc_state": in.bound("set_llc_state", slotSet((*engine.WakeView).SetLLCSlot)),
+		"cpu_state":     in.bound("cpu_state", slotGet((*engine.View).CPUSlot)),
+		"set_cpu_state": in.bound("set_cpu_state", slotSet((*engine.View).SetCPUSlot)),
+		"llc_state":     in.bound("llc_state", slotGet((*engine.View).LLCSlot)),
+		"set_llc_state": in.bound("set_llc_state", slotSet((*engine.View).SetLLCSlot)),
 
 		"len": fastUniversal["len"],
 		"min": fastUniversal["min"],
 		"max": fastUniversal["max"],
 
 		"kernel": &kernelModule{
-			sis:  in.bound("kernel.select_idle_sibling", in.kernelSIS),
-			core: in.bound("kernel.select_idle_core", kernelCore),
-			cpu:  in.bound("kernel.select_idle_cpu", in.kernelCPU),
-			smt:  in.bound("kernel.select_idle_smt", kernelSMT),
+			sis:     in.wbound("kernel.select_idle_sibling", in.kernelSIS),
+			core:    in.wbound("kernel.select_idle_core", kernelCore),
+			cpu:     in.wbound("kernel.select_idle_cpu", in.kernelCPU),
+			smt:     in.wbound("kernel.select_idle_smt", kernelSMT),
+			newidle: in.bbound("kernel.newidle_balance", kernelNewidle),
 		},
 	}
+	in.newidleBuiltins(d)
 	return d
 }
 
 // kernelModule is the predeclared kernel: the era's stages (a fixed set
 // of attributes, looked up without a map).
-type kernelModule struct{ sis, core, cpu, smt *starlark.Builtin }
+type kernelModule struct{ sis, core, cpu, smt, newidle *starlark.Builtin }
 
-var kernelAttrs = []string{"select_idle_core", "select_idle_cpu", "select_idle_sibling", "select_idle_smt"}
+var kernelAttrs = []string{"newidle_balance", "select_idle_core", "select_idle_cpu", "select_idle_sibling", "select_idle_smt"}
 
 func (m *kernelModule) String() string        { return `<module "kernel">` }
 func (m *kernelModule) Type() string          { return "module" }
@@ -340,11 +359,13 @@ func (m *kernelModule) Attr(name string) (starlark.Value, error) {
 		return m.cpu, nil
 	case "select_idle_smt":
 		return m.smt, nil
+	case "newidle_balance":
+		return m.newidle, nil
 	}
 	return nil, nil
 }
 
-func shareCache(v *engine.WakeView, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func shareCache(v *engine.View, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	a, c, err := twoInts(b, args, kwargs)
 	if err != nil || v == nil {
 		return nil, err
@@ -406,7 +427,7 @@ func (in *instance) wrapList(_ *starlark.Thread, b *starlark.Builtin, args starl
 	return out, nil
 }
 
-func setIdleCores(v *engine.WakeView, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func setIdleCores(v *engine.View, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var c int
 	var val bool
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &c, &val); err != nil || v == nil {
@@ -462,7 +483,7 @@ type knobRef struct {
 	isBool bool
 }
 
-func (in *instance) knobFn(v *engine.WakeView, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (in *instance) knobFn(v *engine.View, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var name string
 	if len(args) == 1 && len(kwargs) == 0 {
 		s, ok := args[0].(starlark.String)
@@ -496,8 +517,8 @@ func (in *instance) knobFn(v *engine.WakeView, b *starlark.Builtin, args starlar
 	return starlark.MakeInt64(x), nil
 }
 
-func slotGet(f func(*engine.WakeView, int) (int64, error)) func(*engine.WakeView, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-	return func(v *engine.WakeView, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func slotGet(f func(*engine.View, int) (int64, error)) func(*engine.View, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+	return func(v *engine.View, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		c, err := oneInt(b, args, kwargs)
 		if err != nil || v == nil {
 			return nil, err
@@ -507,8 +528,8 @@ func slotGet(f func(*engine.WakeView, int) (int64, error)) func(*engine.WakeView
 	}
 }
 
-func slotSet(f func(*engine.WakeView, int, int64) error) func(*engine.WakeView, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
-	return func(v *engine.WakeView, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func slotSet(f func(*engine.View, int, int64) error) func(*engine.View, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+	return func(v *engine.View, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var c int
 		var x int64
 		if len(args) == 2 && len(kwargs) == 0 {
@@ -717,8 +738,8 @@ func (t *taskValue) SetField(name string, val starlark.Value) error {
 	return t.in.v.SetRecentUsedCPU(c)
 }
 
-func maskFn(f func(*engine.WakeView, int) (uint64, error)) func(*engine.WakeView, int) (starlark.Value, error) {
-	return func(v *engine.WakeView, llc int) (starlark.Value, error) {
+func maskFn(f func(*engine.View, int) (uint64, error)) func(*engine.View, int) (starlark.Value, error) {
+	return func(v *engine.View, llc int) (starlark.Value, error) {
 		m, err := f(v, llc)
 		if err != nil {
 			return nil, err

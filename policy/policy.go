@@ -19,6 +19,9 @@
 // kernel's own probes cost; the kernel's stages are
 // kernel.select_idle_core(target), ...
 //
+// A file may also define newidle_balance(cpu) (NewidleEntryPoint), alone
+// or beside either, to replace the newly idle pull (newidle.go).
+//
 // Starlark's own run time is not simulated time: only the probes and the
 // kernel stages a policy calls cost the waker anything. The interpreter
 // is deterministic (no clock, no randomness, insertion-ordered dicts), so
@@ -129,6 +132,9 @@ func (p *Program) init(in *instance) (*starlark.Function, error) {
 		return nil, runError(p.file, err, DefaultMaxSteps)
 	}
 	globals.Freeze()
+	if err := in.initNewidle(globals); err != nil {
+		return nil, err
+	}
 	name, want := EntryPoint, "3 (p, prev, target)"
 	v, ok := globals[EntryPoint]
 	if !ok {
@@ -142,8 +148,11 @@ func (p *Program) init(in *instance) (*starlark.Function, error) {
 			return nil, nil // select_idle_core alone
 		}
 	}
+	if !ok && in.nfn != nil {
+		return nil, nil // newidle_balance alone
+	}
 	if !ok {
-		return nil, fmt.Errorf("%s: defines no %s(p, prev, target) (nor %s(p, target), nor %s(p, cpu))", p.file, EntryPoint, CPUEntryPoint, CoreEntryPoint)
+		return nil, fmt.Errorf("%s: defines no %s(p, prev, target) (nor %s(p, target), %s(p, cpu) or %s(cpu))", p.file, EntryPoint, CPUEntryPoint, CoreEntryPoint, NewidleEntryPoint)
 	}
 	fn, ok := v.(*starlark.Function)
 	if !ok {
@@ -214,15 +223,15 @@ func (p *Program) New() engine.WakePolicy {
 // Hooks implements engine.Hooked: the steps the file's entry points
 // replace.
 func (in *instance) Hooks() engine.Hook {
-	var h engine.Hook
+	h := in.newidleHook()
 	if in.cpuHook {
 		h |= engine.HookSelectIdleCPU
 	}
 	if in.coreFn != nil {
 		h |= engine.HookSelectIdleCore
 	}
-	if h == 0 {
-		return engine.HookSelectIdleSibling
+	if !in.cpuHook && (in.fn != nil || in.initErr != nil) {
+		h |= engine.HookSelectIdleSibling
 	}
 	return h
 }
@@ -258,7 +267,10 @@ type instance struct {
 	limit    stepLimit
 	initErr  error
 	th       *starlark.Thread
-	v        *engine.WakeView
+	v        *engine.WakeView // the wakeup's view during a wakeup call
+	mv       *engine.View     // the call's view, whichever the call
+	nfn      *starlark.Function
+	bv       *engine.BalanceView // newidle_balance's view during its call
 	task     *taskValue
 	args     starlark.Tuple
 
@@ -355,9 +367,9 @@ func (in *instance) call(v *engine.WakeView) (starlark.Value, error) {
 // the outer call its view back, even if the policy panics through the
 // interpreter.
 func (in *instance) callFn(v *engine.WakeView, fn *starlark.Function, args starlark.Tuple) (starlark.Value, error) {
-	outer := in.v
-	in.v = v
-	defer func() { in.v = outer }()
+	outer, outerMV := in.v, in.mv
+	in.v, in.mv = v, &v.View
+	defer func() { in.v, in.mv = outer, outerMV }()
 	if outer == nil {
 		in.limit.extra = 0
 		in.th.SetMaxExecutionSteps(in.th.ExecutionSteps() + in.prog.maxSteps)

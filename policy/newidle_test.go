@@ -1,0 +1,171 @@
+package policy_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"schedplay/engine"
+	"schedplay/scenario"
+)
+
+// newidleRuns are short: schbench and hackbench on the two 2-LLC
+// machines.
+var newidleRuns = []struct {
+	name     string
+	preset   string
+	workload string
+	dur      int64
+}{
+	{"7950x-schbench", "amd-7950x-16c-32t", "schbench:m=4,t=16", 500 * engine.Millisecond},
+	{"7950x-hackbench", "amd-7950x-16c-32t", "hackbench:g=4,l=200", 200 * engine.Millisecond},
+	{"intel88-schbench", "intel-2s-44c-88t", "schbench:m=4,t=22", 500 * engine.Millisecond},
+	{"intel88-hackbench", "intel-2s-44c-88t", "hackbench:g=8,l=100", 200 * engine.Millisecond},
+}
+
+// TestKernelNewidleMatchesEra: kernel-newidle.star, which runs the
+// kernel's own newly idle balance, is byte-identical to no policy.
+func TestKernelNewidleMatchesEra(t *testing.T) {
+	prog := load(t, "kernel-newidle.star")
+	for _, era := range []string{"5.2", "6.6"} {
+		for _, r := range newidleRuns {
+			t.Run(era+"/"+r.name, func(t *testing.T) {
+				var calls, asked, far int
+				base := scenario.Config{Preset: r.preset, Workloads: []string{r.workload}, Seed: 7, Duration: r.dur,
+					Knobs: []string{"era=" + era}}
+				withPolicy := base
+				withPolicy.WakePolicy = pulls{prog: prog, calls: &calls, asked: &asked, far: &far}
+				want, got := resultJSON(t, base), resultJSON(t, withPolicy)
+				if !bytes.Equal(got, want) {
+					t.Errorf("kernel-newidle.star differs from era %s:\n%s", era, firstDiff(got, want))
+				}
+				if calls == 0 || asked != 0 {
+					t.Errorf("%d newidle calls, %d pulls asked; want some calls and no pull of the engine's", calls, asked)
+				}
+			})
+		}
+	}
+}
+
+// pulls wraps a newidle policy's instances: it records each pull the
+// policy asks for (the CPU going idle, the source) and whether the two
+// share an LLC.
+type pulls struct {
+	prog              scenario.WakePolicy
+	calls, asked, far *int
+}
+
+func (p pulls) Name() string { return p.prog.Name() }
+func (p pulls) New() engine.WakePolicy {
+	return pullsInst{p, p.prog.New()}
+}
+
+type pullsInst struct {
+	p     pulls
+	inner engine.WakePolicy
+}
+
+func (pi pullsInst) Hooks() engine.Hook { return pi.inner.(engine.Hooked).Hooks() }
+func (pi pullsInst) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, error) {
+	return pi.inner.SelectIdleSibling(v)
+}
+func (pi pullsInst) NewidleBalance(v *engine.BalanceView) (int, int, error) {
+	src, n, err := pi.inner.(engine.NewidlePolicy).NewidleBalance(v)
+	*pi.p.calls++
+	if err == nil && src >= 0 {
+		*pi.p.asked++
+		if !v.ShareCache(v.CPU(), src) {
+			*pi.p.far++
+		}
+	}
+	return src, n, err
+}
+
+// TestNewidleLLCOnly: newidle-llc-only.star asks only for pulls inside
+// the idle CPU's LLC, and what that does against the kernel's newly idle
+// balance, which walks every level: fewer balance passes, and on
+// hackbench (an LLC's CPUs go idle while the other LLC has tasks waiting)
+// more idle time.
+func TestNewidleLLCOnly(t *testing.T) {
+	prog := load(t, "newidle-llc-only.star")
+	for _, era := range []string{"5.2", "6.6"} {
+		for _, r := range newidleRuns {
+			t.Run(era+"/"+r.name, func(t *testing.T) {
+				var calls, asked, far int
+				base := scenario.Config{Preset: r.preset, Workloads: []string{r.workload}, Seed: 7, Duration: r.dur,
+					Knobs: []string{"era=" + era}}
+				withPolicy := base
+				withPolicy.WakePolicy = pulls{prog: prog, calls: &calls, asked: &asked, far: &far}
+				k, err := scenario.Run(base)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := scenario.Run(withPolicy)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if calls == 0 || asked == 0 {
+					t.Fatalf("%d newidle calls, %d pulls asked: the policy did nothing", calls, asked)
+				}
+				if far != 0 {
+					t.Errorf("%d of %d pulls asked from another LLC", far, asked)
+				}
+				kx := k.Migrations.CrossLLC + k.Migrations.CrossSocket
+				px := p.Migrations.CrossLLC + p.Migrations.CrossSocket
+				t.Logf("%s: %d newidle calls, %d pulls asked; kernel vs policy: balance passes %d/%d, moved %d/%d, cross-LLC migrations %d/%d, busy %.2f%%/%.2f%%, p99 wakeup %s/%s us",
+					r.name, calls, asked, k.Balance.Calls, p.Balance.Calls, k.Balance.Moved, p.Balance.Moved, kx, px,
+					k.CPUBusyPct, p.CPUBusyPct, p99(k), p99(p))
+				if p.Balance.Calls >= k.Balance.Calls {
+					t.Errorf("balance passes: policy %d, kernel %d; want fewer (one pass per pull asked)", p.Balance.Calls, k.Balance.Calls)
+				}
+				if strings.HasPrefix(r.workload, "hackbench") && p.CPUBusyPct >= k.CPUBusyPct {
+					t.Errorf("busy %.2f%%, kernel's %.2f%%; want more idle time without cross-LLC newly idle pulls", p.CPUBusyPct, k.CPUBusyPct)
+				}
+			})
+		}
+	}
+}
+
+func p99(r *scenario.Result) string {
+	if len(r.Workloads) == 0 {
+		return "-"
+	}
+	return fmt.Sprint(r.Workloads[0].WakeupLatencyUS.P99)
+}
+
+func TestNewidlePolicyErrors(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"arity", "def newidle_balance():\n    return -1\n", "must take 1 (cpu)"},
+		{"not probed", "def newidle_balance(cpu):\n    return nr_running(cpu ^ 1)\n", "t.star:2:22: nr_running: CPU"},
+		{"wake only", "def newidle_balance(cpu):\n    scan_begin(4)\n    return -1\n", "t.star:2:15: scan_begin: only in a wakeup's call"},
+		{"balance only", "def select_idle_sibling(p, prev, target):\n    kernel.newidle_balance()\n    return target\n",
+			"t.star:2:27: kernel.newidle_balance: only inside newidle_balance"},
+		{"bad cpu", "def newidle_balance(cpu):\n    return 999\n", "newidle_balance returned CPU 999"},
+		{"bad n", "def newidle_balance(cpu):\n    return cpu ^ 1, 0\n", "want at least 1"},
+		{"itself", "def newidle_balance(cpu):\n    return cpu\n", "t.star:1:1: newidle_balance returned CPU"},
+		{"top level", "x = overloaded()\ndef newidle_balance(cpu):\n    return -1\n", "t.star:1:15: overloaded: only inside"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := runPolicy(t, tc.src)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+	// Both hooks in one file share the slots: what the balance writes
+	// the wakeup reads (and stops the run to say so).
+	src := `def select_idle_sibling(p, prev, target):
+    if llc_state(0) > 0:
+        fail("shared: %d newly idle balances counted" % llc_state(0))
+    return kernel.select_idle_sibling()
+
+def newidle_balance(cpu):
+    set_llc_state(0, llc_state(0) + 1)
+    kernel.newidle_balance()
+    return -1
+`
+	if err := runPolicy(t, src); err == nil || !strings.Contains(err.Error(), "t.star:3:13: fail: fail: shared: ") {
+		t.Fatalf("got %v, want the wakeup to see the balance's count", err)
+	}
+}
