@@ -3,10 +3,13 @@ package policy_test
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"schedplay/engine"
+	"schedplay/policy"
 	"schedplay/scenario"
 )
 
@@ -167,5 +170,38 @@ def newidle_balance(cpu):
 `
 	if err := runPolicy(t, src); err == nil || !strings.Contains(err.Error(), "t.star:3:13: fail: fail: shared: ") {
 		t.Fatalf("got %v, want the wakeup to see the balance's count", err)
+	}
+}
+
+// TestAllHooksKernel: one file defining the three hooks a file without
+// select_idle_sibling can have (select_idle_cpu, select_idle_core and
+// newidle_balance), each calling or copying the kernel's own, is the era's
+// own run, byte for byte, in eras 5.2 and 6.6: the hooks compose.
+func TestAllHooksKernel(t *testing.T) {
+	var src []byte
+	for _, f := range []string{"kernel-cpu.star", "kernel-core.star", "kernel-newidle.star"} {
+		b, err := os.ReadFile(filepath.Join("..", "examples", "policies", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = append(append(src, b...), '\n')
+	}
+	prog, err := policy.Compile("all-hooks.star", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := prog.New().(engine.Hooked).Hooks(); h != engine.HookSelectIdleCPU|engine.HookSelectIdleCore|engine.HookNewidleBalance {
+		t.Fatalf("hooks %b, want select_idle_cpu, select_idle_core and newidle_balance", h)
+	}
+	for _, era := range []string{"5.2", "6.6"} {
+		for _, r := range runs[:2] {
+			base := scenario.Config{Preset: r.preset, Workloads: []string{r.workload}, Seed: 7, Duration: r.dur / 4,
+				Knobs: []string{"era=" + era}}
+			withPolicy := base
+			withPolicy.WakePolicy = prog
+			if got, want := resultJSON(t, withPolicy), resultJSON(t, base); !bytes.Equal(got, want) {
+				t.Errorf("era %s %s: the three kernel hooks differ from no policy:\n%s", era, r.name, firstDiff(got, want))
+			}
+		}
 	}
 }
