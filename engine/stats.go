@@ -138,8 +138,8 @@ func (s *Sim) Search() SearchStats {
 		if (Stage(i) == StageDLPrev || Stage(i) == StageDLLater) && s.dl == nil {
 			continue // stages of the deadline class, in runs with deadline tasks
 		}
-		if Stage(i) == StagePolicy && s.wpolicy == nil {
-			continue // a wake policy's own stage, in runs with one
+		if Stage(i) == StagePolicy && s.phooks&(HookSelectIdleSibling|HookSelectIdleCPU|HookSelectIdleCore) == 0 {
+			continue // a wake policy's own stage, in runs with a wakeup hook
 		}
 		out.StageCalls[Stage(i).String()] = n
 	}
