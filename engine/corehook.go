@@ -70,7 +70,7 @@ func (s *Sim) sisIdleCore(p *Task, llc *machine.Domain, prev, target int, cur *T
 // idle_cpu, updated when the policy changes it). It returns the CPU or
 // -1, and false when the policy failed (the run stops after this event).
 func (s *Sim) policySelectIdleCore(p *Task, prev, target, cpu int, idleCPU *int, cur *Task, d *Decision) (int, bool) {
-	v := s.beginView(p, prev, target, cur, d)
+	v := s.beginView("policy select_idle_core", p, prev, target, cur, d)
 	var ic *int
 	if idleCPU != nil {
 		x := *idleCPU

@@ -107,6 +107,7 @@ type View struct {
 	// (corehook.go).
 	outer    []viewFrame
 	coreLoop int
+	label    string // the probes' label outside the outermost call
 
 	// The policy's own persistent state: per CPU and per LLC integer
 	// slots, zero until set; every view of a run shares them.
@@ -162,6 +163,9 @@ func (s *Sim) SetWakePolicy(pol WakePolicy) error {
 		}
 		s.niPolicy = np
 	}
+	if s.probeBy == nil {
+		s.probeBy = make([]string, 0, cap(s.probeBuf))
+	}
 	if s.wview == nil {
 		n := s.topo.NCPU
 		s.wview = &WakeView{View: View{s: s, probed: make([]uint32, n), cpuSlots: make([]int64, n), llcSlots: make([]int64, s.topo.NLLC)}}
@@ -179,6 +183,7 @@ type viewFrame struct {
 	d                  *Decision
 	prev, target       int
 	callFrom, scanFrom int
+	label              string // the probes' label the call suspended
 }
 
 // beginView readies the view for one policy call. A call made while
@@ -187,11 +192,16 @@ type viewFrame struct {
 // the outer call's state is kept and endView brings it back. The probe
 // generation is not restored: the outer call may then read what the
 // inner one probed, which it probed within the outer call too.
-func (s *Sim) beginView(p *Task, prev, target int, cur *Task, d *Decision) *WakeView {
+//
+// label names the call's own probes (ProbeLabels).
+func (s *Sim) beginView(label string, p *Task, prev, target int, cur *Task, d *Decision) *WakeView {
 	v := s.wview
 	if v.d != nil {
-		v.outer = append(v.outer, viewFrame{v.p, v.cur, v.d, v.prev, v.target, v.callFrom, v.scanFrom})
+		v.outer = append(v.outer, viewFrame{v.p, v.cur, v.d, v.prev, v.target, v.callFrom, v.scanFrom, s.probeLabel})
+	} else {
+		v.label = s.probeLabel
 	}
+	s.probeLabel = label
 	v.p, v.cur, v.d, v.prev, v.target = p, cur, d, prev, target
 	v.this = d.WakerCPU
 	v.callFrom, v.scanFrom = len(s.probeBuf), -1
@@ -216,9 +226,38 @@ func (s *Sim) endView(v *WakeView) {
 		f := v.outer[n-1]
 		v.outer = v.outer[:n-1]
 		v.p, v.cur, v.d, v.prev, v.target, v.callFrom, v.scanFrom = f.p, f.cur, f.d, f.prev, f.target, f.callFrom, f.scanFrom
+		s.probeLabel = f.label
 		return
 	}
 	v.p, v.cur, v.d = nil, nil, nil
+	s.probeLabel = v.label
+}
+
+// Probe labels (ProbeLabels): which code made each probe of a wakeup, in
+// runs with a wake policy.
+const (
+	labelKernel = "kernel"
+	labelPolicy = "policy"
+)
+
+// ProbeLabels names, for the wakeup being decided, the code that made
+// each of Decision.Probes, in runs with a wake policy (nil otherwise):
+// "kernel" for the era's own code, "policy" for the policy's own probe,
+// "policy select_idle_cpu" / "policy select_idle_core" for those hooks',
+// and "kernel.select_idle_cpu" and the like for a kernel stage the policy
+// called. Like Decision.Probes it is valid during the OnWakeup hook only.
+func (s *Sim) ProbeLabels() []string {
+	if s.phooks == 0 {
+		return nil
+	}
+	return s.probeBy
+}
+
+// relabel sets the probes' label and returns the one it replaces.
+func (s *Sim) relabel(l string) string {
+	old := s.probeLabel
+	s.probeLabel = l
+	return old
 }
 
 // policyError records the first error of a policy: the run stops after
@@ -233,7 +272,7 @@ func (s *Sim) policyError(err error) {
 // run. On an error the run stops after this event; the wakee goes to
 // target meanwhile, so the engine's state stays consistent.
 func (s *Sim) policySelectIdleSibling(p *Task, prev, target int, cur *Task, d *Decision) (int, Stage) {
-	v := s.beginView(p, prev, target, cur, d)
+	v := s.beginView(labelPolicy, p, prev, target, cur, d)
 	c, st, err := s.wpolicy.SelectIdleSibling(v)
 	s.endView(v)
 	if err == nil {
@@ -256,7 +295,7 @@ func (s *Sim) policySelectIdleSibling(p *Task, prev, target int, cur *Task, d *D
 // policySelectIdleCPU runs an IdleCPUPolicy where the era's
 // select_idle_sibling calls select_idle_cpu: the CPU or -1.
 func (s *Sim) policySelectIdleCPU(p *Task, prev, target int, hasIdleCore bool, cur *Task, d *Decision) (int, Stage) {
-	v := s.beginView(p, prev, target, cur, d)
+	v := s.beginView("policy select_idle_cpu", p, prev, target, cur, d)
 	c, st, err := s.cpuPolicy.SelectIdleCPU(v, target, hasIdleCore)
 	s.endView(v)
 	if err == nil {
@@ -662,7 +701,10 @@ func (v *WakeView) KernelSelectIdleSibling() (int, Stage) {
 		v.s.policyError(v.inCoreLoop("kernel.select_idle_sibling"))
 		return v.target, StageBusyTarget
 	}
-	return v.s.fair.selectIdleSibling(v.s, v.p, v.prev, v.target, v.cur, v.d)
+	old := v.s.relabel("kernel.select_idle_sibling")
+	c, st := v.s.fair.selectIdleSibling(v.s, v.p, v.prev, v.target, v.cur, v.d)
+	v.s.probeLabel = old
+	return c, st
 }
 
 func (v *WakeView) llcDomainOf(target int) (ok bool, err error) {
@@ -692,7 +734,10 @@ func (v *WakeView) KernelSelectIdleCore(target int) (int, error) {
 	if !ok {
 		return -1, err
 	}
-	return v.s.selectIdleCore(v.p, v.s.topo.Domains[target][v.s.topo.LLCDomainIdx[target]], target), nil
+	old := v.s.relabel("kernel.select_idle_core")
+	c := v.s.selectIdleCore(v.p, v.s.topo.Domains[target][v.s.topo.LLCDomainIdx[target]], target)
+	v.s.probeLabel = old
+	return c, nil
 }
 
 // KernelSelectIdleCPU is the era's select_idle_cpu(p, sd_llc, target)
@@ -709,6 +754,8 @@ func (v *WakeView) KernelSelectIdleCPU(target int, hasIdleCore bool) (int, Stage
 		return -1, StageBusyTarget, err
 	}
 	llc := v.s.topo.Domains[target][v.s.topo.LLCDomainIdx[target]]
+	old := v.s.relabel("kernel.select_idle_cpu")
+	defer func() { v.s.probeLabel = old }()
 	if v.s.fair.wakeup52 {
 		c := v.s.selectIdleCPU(v.p, llc, target, v.d)
 		return c, StageIdleCPU, nil
@@ -724,6 +771,8 @@ func (v *WakeView) KernelSelectIdleSMT(cpu int) (int, error) {
 	if err := v.checkCPU(cpu); err != nil {
 		return -1, err
 	}
+	old := v.s.relabel("kernel.select_idle_smt")
+	defer func() { v.s.probeLabel = old }()
 	if v.s.fair.wakeup52 {
 		return v.s.selectIdleSMT(v.p, cpu), nil
 	}

@@ -150,7 +150,11 @@ type Sim struct {
 	// bview the view it is handed (policy_newidle.go).
 	niPolicy NewidlePolicy
 	bview    *BalanceView
-	err      error
+	// probeBy labels each probe of the wakeup being decided, in runs with
+	// a policy (ProbeLabels); probeLabel is the label of the code running.
+	probeBy    []string
+	probeLabel string
+	err        error
 
 	stats    Stats
 	trace    decisionRing

@@ -264,6 +264,9 @@ type Decision struct {
 // done, so a line another searcher is fetching at that moment costs a wait.
 func (s *Sim) probe(cpu int) bool {
 	s.probeBuf = append(s.probeBuf, cpu)
+	if s.phooks != 0 {
+		s.probeBy = append(s.probeBy, s.probeLabel)
+	}
 	c := s.cpus[cpu]
 	s.scanCost += s.probeNS + s.readLine(s.scanner, c, s.now+s.scanCost)
 	return c.idle()
@@ -338,6 +341,7 @@ func (s *Sim) beginDecision(p *Task, this int, cur *Task, sync bool) (*Decision,
 		d.Waker = -1
 	}
 	s.probeBuf = s.probeBuf[:0]
+	s.probeBy, s.probeLabel = s.probeBy[:0], labelKernel
 	s.scanner, s.scanCost = this, 0
 	prev := p.cpu
 	if prev < 0 {

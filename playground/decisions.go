@@ -135,6 +135,7 @@ type rawDecision struct {
 	d       engine.Decision // d.Probes aliases probes
 	probes  []int
 	states  []probeState
+	by      []string // with a wake policy: the code that made each probe
 	recent  int
 	latency int64
 	sisCore bool
@@ -256,6 +257,8 @@ func (l *DecisionLog) onWakeup(d *engine.Decision) {
 		probes = append(probes, c)
 		states = append(states, l.probe(c))
 	}
+	by := l.sim.ProbeLabels()
+	x.by = append(x.by[:0], by[:min(len(by), len(probes))]...)
 	x.n, x.d, x.probes, x.states = l.n, *d, probes, states
 	x.d.Probes = probes
 	x.latency, x.recent = -1, -1
@@ -626,16 +629,21 @@ func (l *DecisionLog) stages(x *rawDecision) (st []Tried, pr []Probed) {
 	return append(st, Tried{"busy target", fmt.Sprintf("nothing idle found: CPU %d (busy) it is", d.Target)}), pr
 }
 
-// policyStages is a wake policy's decision: every CPU it probed (itself
-// or through a kernel stage it called), in order, and the CPU it
-// returned with the stage it named ("policy" for none).
+// policyStages is a wake policy's decision: every CPU probed, in order,
+// each labelled with the code that probed it (the policy itself, a
+// kernel stage it called, or the era's own code around a hook), and the
+// CPU it returned with the stage it named ("policy" for none).
 func (l *DecisionLog) policyStages(x *rawDecision) (st []Tried, pr []Probed) {
 	d := &x.d
 	for k, c := range d.Probes {
 		if k >= len(x.states) {
 			break
 		}
-		pr = append(pr, Probed{CPU: c, Stage: "policy", State: l.stateName(x.states[k])})
+		by := "policy"
+		if k < len(x.by) {
+			by = x.by[k]
+		}
+		pr = append(pr, Probed{CPU: c, Stage: by, State: l.stateName(x.states[k])})
 	}
 	idle := "busy"
 	if d.ChosenIdle {

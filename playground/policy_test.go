@@ -177,8 +177,42 @@ func TestPolicyDecisions(t *testing.T) {
 		t.Errorf("stages: %+v", x.Stages)
 	}
 	for _, p := range x.Probes {
-		if p.Stage != "policy" {
-			t.Errorf("probe %+v", p)
+		if p.Stage != "policy" && !strings.HasPrefix(p.Stage, "kernel.select_idle_") {
+			t.Errorf("probe %+v: not the policy's nor a kernel stage's", p)
+		}
+	}
+}
+
+// Each probe of a policy's decision names the code that made it: the
+// policy's own probe, a kernel stage it called, or, around a
+// select_idle_cpu hook, the era's own select_idle_sibling.
+func TestPolicyProbeLabels(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{"kernel.star", []string{"policy", "kernel.select_idle_cpu"}},
+		{"kernel-cpu.star", []string{"kernel", "kernel.select_idle_cpu"}},
+	} {
+		st := Default()
+		st.Policies[1] = examplePolicy(t, c.file)
+		b := buildArm(t, st, 1)
+		b.RunTo(200e6)
+		seen := map[string]int{}
+		for _, x := range b.Log.Last(LogSize) {
+			for _, p := range x.Probes {
+				seen[p.Stage]++
+			}
+		}
+		for _, w := range c.want {
+			if seen[w] == 0 {
+				t.Errorf("%s: no probe labelled %q in %v", c.file, w, seen)
+			}
+		}
+		for l := range seen {
+			if l != "policy" && l != "kernel" && !strings.HasPrefix(l, "kernel.select_idle_") && !strings.HasPrefix(l, "policy select_idle_") {
+				t.Errorf("%s: probe label %q", c.file, l)
+			}
 		}
 	}
 }
