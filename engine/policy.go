@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 
 	"schedplay/engine/cpumask"
@@ -113,6 +114,9 @@ type View struct {
 	// slots, zero until set; every view of a run shares them.
 	cpuSlots []int64
 	llcSlots []int64
+	// rng is the policy's own random source (Rand), seeded from the run's
+	// seed apart from the engine's, shared by every view of a run.
+	rng *rand.Rand
 }
 
 // WakeView is what a WakePolicy sees of one wakeup. It is valid only
@@ -168,7 +172,8 @@ func (s *Sim) SetWakePolicy(pol WakePolicy) error {
 	}
 	if s.wview == nil {
 		n := s.topo.NCPU
-		s.wview = &WakeView{View: View{s: s, probed: make([]uint32, n), cpuSlots: make([]int64, n), llcSlots: make([]int64, s.topo.NLLC)}}
+		s.wview = &WakeView{View: View{s: s, probed: make([]uint32, n), cpuSlots: make([]int64, n), llcSlots: make([]int64, s.topo.NLLC),
+			rng: rand.New(rand.NewPCG(s.seed, policySeedStream))}}
 		s.bview = s.newBalanceView()
 	}
 	return nil
@@ -780,6 +785,21 @@ func (v *WakeView) KernelSelectIdleSMT(cpu int) (int, error) {
 		return -1, nil
 	}
 	return v.s.selectIdleSMT66(v.p, v.s.topo.Domains[v.target][v.s.topo.LLCDomainIdx[v.target]], cpu), nil
+}
+
+// policySeedStream is the PCG stream of the policy's random source: the
+// run's seed with a stream of its own, so that a policy drawing numbers
+// leaves the engine's draws (and a run without a policy) unchanged.
+const policySeedStream = 0x9011c7
+
+// Rand is a uniform integer in [0, n) from the policy's random source:
+// deterministic for the run's seed, like every draw of the engine (the
+// interpreter has none of its own).
+func (v *View) Rand(n int64) (int64, error) {
+	if n <= 0 {
+		return 0, fmt.Errorf("rand(%d): n must be at least 1", n)
+	}
+	return v.rng.Int64N(n), nil
 }
 
 // The policy's persistent state: an integer per CPU and per LLC, zero

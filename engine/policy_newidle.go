@@ -54,7 +54,7 @@ type BalanceView struct {
 
 func (s *Sim) newBalanceView() *BalanceView {
 	w := &s.wview.View
-	b := &BalanceView{View: View{s: s, probed: make([]uint32, s.topo.NCPU), cpuSlots: w.cpuSlots, llcSlots: w.llcSlots}}
+	b := &BalanceView{View: View{s: s, probed: make([]uint32, s.topo.NCPU), cpuSlots: w.cpuSlots, llcSlots: w.llcSlots, rng: w.rng}}
 	b.bal = b
 	return b
 }

@@ -316,6 +316,10 @@ func (in *instance) predeclared() starlark.StringDict {
 		"knob":                 in.bound("knob", in.knobFn),
 
 		// persistent state
+		"rand": in.with1("rand", func(v *engine.View, n int) (starlark.Value, error) {
+			r, err := v.Rand(int64(n))
+			return starlark.MakeInt64(r), err
+		}),
 		"cpu_state":     in.bound("cpu_state", slotGet((*engine.View).CPUSlot)),
 		"set_cpu_state": in.bound("set_cpu_state", slotSet((*engine.View).SetCPUSlot)),
 		"llc_state":     in.bound("llc_state", slotGet((*engine.View).LLCSlot)),

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -140,4 +141,43 @@ func TestPOCSelector(t *testing.T) {
 		}
 		t.Logf("%s %s: %d wakeups placed by the masks", tc.preset, tc.wl, n)
 	}
+}
+
+// TestTwoChoices: two-choices.star probes at most two CPUs per
+// select_idle_cpu, its draws are the run's seed's (the same seed, the same
+// run; another seed, another run), and a run without rand is unchanged
+// by the policy's random source existing (the equality tests).
+func TestTwoChoices(t *testing.T) {
+	prog := load(t, "two-choices.star")
+	run := func(seed uint64) ([]byte, *scenario.Result) {
+		c := scenario.Config{Preset: "amd-7950x-16c-32t", Workloads: []string{"schbench:m=4,t=16"}, Seed: seed,
+			Duration: 500 * engine.Millisecond, Knobs: []string{"era=6.6"}, WakePolicy: prog}
+		r, err := scenario.Run(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.SimWallS = 0
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, r
+	}
+	a, r := run(3)
+	b, _ := run(3)
+	c, _ := run(4)
+	if string(a) != string(b) {
+		t.Error("the same seed gave two runs")
+	}
+	if string(a) == string(c) {
+		t.Error("seeds 3 and 4 gave the same run")
+	}
+	s := r.Search
+	if s.SelectIdleCPUCalls == 0 || s.ProbesMean <= 0 || s.ProbesMean > 2 {
+		t.Errorf("select_idle_cpu calls %d, probes per call %.2f: want calls and at most 2 probes each", s.SelectIdleCPUCalls, s.ProbesMean)
+	}
+	if r.Search.StageCalls["policy"] == 0 {
+		t.Error("no wakeup placed by the policy's own pick")
+	}
+	t.Logf("%d select_idle_cpu calls, %.2f probes each, %d placed by the policy", s.SelectIdleCPUCalls, s.ProbesMean, r.Search.StageCalls["policy"])
 }
