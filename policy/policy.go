@@ -308,7 +308,13 @@ func (in *instance) SelectIdleSibling(v *engine.WakeView) (int, engine.Stage, er
 // result checks a call's result: cpu or (cpu, stage); -1 (none) when
 // orNone.
 func (in *instance) result(v *engine.WakeView, res starlark.Value, name string, orNone bool) (int, engine.Stage, error) {
+	// A bare CPU is the policy's own pick (stage policy); from a
+	// select_idle_cpu hook (orNone) it is what select_idle_cpu found, as
+	// the kernel's is reported.
 	stage := engine.StagePolicy
+	if orNone {
+		stage = engine.StageIdleCPU
+	}
 	cv := res
 	if t, ok := res.(starlark.Tuple); ok && len(t) == 2 {
 		// the fast path: (cpu, one of the stage names)
