@@ -171,17 +171,27 @@ func (s *Sim) policyNewidle(c *cpu, skipLLC bool) int64 {
 		src = -1
 	}
 	cost := v.kernelCost + v.cost
+	// The function's epilogue stays the kernel's whatever the policy
+	// chose: this_rq->next_balance comes forward to the lowest domain's
+	// next balance at most (newidle_balance's update_next_balance(sd)
+	// and its out: label, v5.2's idle_balance alike), unless the kernel's
+	// own pass ran and did so.
+	next := c.nextBalance
+	if !v.kernelRan && len(c.domains()) > 0 {
+		next = min(next, s.now+Second, s.idleNextBalance(c, 0))
+	}
 	if src >= 0 {
 		cost += s.policyPull(c, src, n, s.now+cost)
 	} else if v.cost == 0 {
 		// Nothing beyond the kernel's own pass (if it ran: it ended
 		// itself), or nothing at all.
+		c.nextBalance = next
 		return cost
 	}
 	if v.kernelRan {
 		c.balanceUntil = v.untilBefore // endNewidle again, with the whole cost
 	}
-	return s.endNewidle(c, cost, c.nextBalance)
+	return s.endNewidle(c, cost, next)
 }
 
 // pullLevel is the lowest level of c's domains whose span holds src (the

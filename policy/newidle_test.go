@@ -119,10 +119,16 @@ func TestNewidleLLCOnly(t *testing.T) {
 				t.Logf("%s: %d newidle calls, %d pulls asked; kernel vs policy: balance passes %d/%d, moved %d/%d, cross-LLC migrations %d/%d, busy %.2f%%/%.2f%%, p99 wakeup %s/%s us",
 					r.name, calls, asked, k.Balance.Calls, p.Balance.Calls, k.Balance.Moved, p.Balance.Moved, kx, px,
 					k.CPUBusyPct, p.CPUBusyPct, p99(k), p99(p))
-				if p.Balance.Calls >= k.Balance.Calls {
+				// On hackbench, newly idle passes are most of the kernel's;
+				// on schbench (few newidle calls) the CPUs the policy leaves
+				// idle run their periodic idle balance sooner (the kernel's
+				// epilogue brings next_balance forward after a policy pass
+				// too), so the total may grow there.
+				hack := strings.HasPrefix(r.workload, "hackbench")
+				if hack && p.Balance.Calls >= k.Balance.Calls {
 					t.Errorf("balance passes: policy %d, kernel %d; want fewer (one pass per pull asked)", p.Balance.Calls, k.Balance.Calls)
 				}
-				if strings.HasPrefix(r.workload, "hackbench") && p.CPUBusyPct >= k.CPUBusyPct {
+				if hack && p.CPUBusyPct >= k.CPUBusyPct {
 					t.Errorf("busy %.2f%%, kernel's %.2f%%; want more idle time without cross-LLC newly idle pulls", p.CPUBusyPct, k.CPUBusyPct)
 				}
 			})
