@@ -74,6 +74,23 @@ const (
 	HookNewidleBalance
 )
 
+// hookNames are the steps' function names, in Hook bit order.
+var hookNames = [...]string{"select_idle_sibling", "select_idle_cpu", "select_idle_core", "newidle_balance"}
+
+// Names lists the steps of h by their kernel function names.
+func (h Hook) Names() []string {
+	var out []string
+	for i, n := range hookNames {
+		if h&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// PolicyHooks are the steps the installed policy replaces (0: none).
+func (s *Sim) PolicyHooks() Hook { return s.phooks }
+
 // Hooked is implemented by a policy that replaces steps other than
 // select_idle_sibling (or more than it).
 type Hooked interface {

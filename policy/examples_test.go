@@ -49,7 +49,7 @@ func resultJSON(t *testing.T, c scenario.Config) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Knobs, r.Policy, r.SimWallS = nil, "", 0
+	r.Knobs, r.Policy, r.PolicyHooks, r.SimWallS = nil, "", nil, 0
 	// A policy run lists the policy's own stage (0 here: every example
 	// names the kernel's stages).
 	if n, ok := r.Search.StageCalls["policy"]; ok {

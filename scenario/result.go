@@ -18,14 +18,16 @@ type Result struct {
 	Runs      int            `json:"runs"`
 	DurationS float64        `json:"duration_s"`
 	Knobs     map[string]any `json:"knobs"`
-	// Policy names the wake policy that replaced select_idle_sibling
-	// (absent: the era's own).
-	Policy     string                 `json:"policy,omitempty"`
-	Workloads  []WorkloadOut          `json:"workloads"`
-	Search     SearchOut              `json:"search"`
-	Migrations MigrationsOut          `json:"migrations"`
-	Balance    engine.BalanceStats    `json:"balance"`
-	SharedRunq engine.SharedRunqStats `json:"shared_runq"`
+	// Policy names the wake policy that replaced steps of the era's own
+	// (absent: none), and PolicyHooks those steps (select_idle_sibling,
+	// select_idle_cpu, select_idle_core, newidle_balance).
+	Policy      string                 `json:"policy,omitempty"`
+	PolicyHooks []string               `json:"policy_hooks,omitempty"`
+	Workloads   []WorkloadOut          `json:"workloads"`
+	Search      SearchOut              `json:"search"`
+	Migrations  MigrationsOut          `json:"migrations"`
+	Balance     engine.BalanceStats    `json:"balance"`
+	SharedRunq  engine.SharedRunqStats `json:"shared_runq"`
 	// Hardware is the layer under the scheduler: idle-state residency,
 	// IPIs and polling wakeups, cache refills after migrations.
 	Hardware engine.HardwareStats `json:"hardware"`
@@ -164,7 +166,7 @@ func Summarize(c *Config, sim *engine.Sim, wallS float64) *Result {
 		r.Preset = r.Machine
 	}
 	if c.WakePolicy != nil {
-		r.Policy = c.WakePolicy.Name()
+		r.Policy, r.PolicyHooks = c.WakePolicy.Name(), sim.PolicyHooks().Names()
 	}
 	for i, w := range sim.Workloads() {
 		wo := WorkloadOut{Name: w.Name, Kind: w.Kind, Tasks: w.Tasks, WakeupLatencyUS: w.WakeupLatency, RTTasks: w.RTTasks, DLTasks: w.DLTasks}

@@ -18,6 +18,9 @@ func writeText(w io.Writer, cfg scenario.Config, r *scenario.Result) {
 	fmt.Fprintf(w, "preset %s (machine %s), seed %d, %.3gs simulated, %d events, %.3gs wall\n",
 		r.Preset, r.Machine, r.Seed, r.DurationS, r.Events, r.SimWallS)
 	writeKnobDiff(w, r.Knobs)
+	if r.Policy != "" {
+		fmt.Fprintf(w, "wake policy %s, in place of the era's %s\n", r.Policy, strings.Join(r.PolicyHooks, ", "))
+	}
 	for _, wl := range r.Workloads {
 		switch {
 		case wl.RTTasks > 0 && wl.DLTasks > 0:
