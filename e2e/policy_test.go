@@ -42,6 +42,7 @@ func policyStep(t *testing.T, p *page) {
 		s.dispatchEvent(new Event("change"));
 	})()`))
 	p.waitFor("arm B's policy", `sim.state().policies[1].name === "rotating-window.star" && !sim.state().building`, 20*time.Second)
+	p.waitFor("the step it replaces, named", `document.getElementById("policy-name-1").textContent.includes("in place of select_idle_sibling")`, 5*time.Second)
 	before := runTo(1)
 	p.do("edit the window: two cores → eight", chromedp.Evaluate[chromedp.Void](`(() => {
 		const ta = document.getElementById("policy-text-1");

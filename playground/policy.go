@@ -180,8 +180,11 @@ func (st *State) PolicyViews() []PolicyView {
 		out[i].Name = p.Name
 		sum := sha256.Sum256([]byte(p.Src))
 		out[i].Sum = base64.RawURLEncoding.EncodeToString(sum[:9])
-		if _, err := CompilePolicy(p); err != nil {
+		prog, err := CompilePolicy(p)
+		if err != nil {
 			out[i].Error = err.Error()
+		} else {
+			out[i].Hooks = prog.Hooks().Names()
 		}
 	}
 	return out

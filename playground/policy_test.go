@@ -216,3 +216,17 @@ func TestPolicyProbeLabels(t *testing.T) {
 		}
 	}
 }
+
+// The page's policy view names the steps each arm's policy replaces.
+func TestPolicyViewHooks(t *testing.T) {
+	st := Default()
+	st.Policies[0] = examplePolicy(t, "rotating-window.star")
+	st.Policies[1] = examplePolicy(t, "newidle-llc-only.star")
+	pv := st.PolicyViews()
+	if got := strings.Join(pv[0].Hooks, ","); got != "select_idle_sibling" {
+		t.Errorf("rotating-window.star replaces %q, want select_idle_sibling", got)
+	}
+	if got := strings.Join(pv[1].Hooks, ","); got != "newidle_balance" {
+		t.Errorf("newidle-llc-only.star replaces %q, want newidle_balance", got)
+	}
+}

@@ -54,8 +54,10 @@ type PageState struct {
 type PolicyView struct {
 	Name string `json:"name"`
 	Sum  string `json:"sum"`
-	// Error is its compile error ("file:line:col: message"), or "".
-	Error string `json:"error"`
+	// Error is its compile error ("file:line:col: message"), or "";
+	// Hooks the steps it replaces (select_idle_cpu, newidle_balance, …).
+	Error string   `json:"error"`
+	Hooks []string `json:"hooks"`
 }
 
 // ArmState summarises one arm for the page.

@@ -64,7 +64,11 @@ type Program struct {
 	file     string
 	prog     *starlark.Program
 	maxSteps uint64
+	hooks    engine.Hook // the steps the file replaces
 }
+
+// Hooks are the steps the file replaces (its entry points).
+func (p *Program) Hooks() engine.Hook { return p.hooks }
 
 // Name is the file name the program was compiled from.
 func (p *Program) Name() string { return p.file }
@@ -95,9 +99,13 @@ func Compile(filename string, src []byte) (*Program, error) {
 		return nil, compileError(err)
 	}
 	p := &Program{file: filename, prog: prog, maxSteps: DefaultMaxSteps}
-	if _, err := p.init(&instance{prog: p}); err != nil {
+	in := &instance{prog: p}
+	fn, err := p.init(in)
+	if err != nil {
 		return nil, err
 	}
+	in.fn = fn
+	p.hooks = in.Hooks()
 	return p, nil
 }
 

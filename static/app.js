@@ -1228,7 +1228,7 @@
     for (let i = 0; i < n; i++) {
       const p = pols[i] || { name: "", sum: "", error: "" };
       const key = `${p.name}|${p.sum}`;
-      setText($(`policy-name-${i}`), p.name || "none");
+      setText($(`policy-name-${i}`), p.name ? `${p.name}, in place of ${(p.hooks || []).join(", ")}` : "none");
       if (policyShown[i] !== key && !policyDirty[i]) {
         policyShown[i] = key;
         const full = p.name ? api("policy", i) : { name: "", src: "" };
