@@ -821,7 +821,9 @@ func (s *Sim) selectTaskRqDL(p *Task, this int, cur *Task, sync bool) *Decision 
 	s.scanCost += s.readLine(this, pc, s.now) // READ_ONCE(rq->curr)
 	cpu, stage := prev, StageDLPrev
 	if curr := pc.curr; curr != nil && curr.dl() && (curr.nrAllowed < 2 || !(p.dlse.deadline < curr.dlse.deadline)) {
-		if target := s.findLaterRQ(p, this); target >= 0 {
+		target := s.findLaterRQ(p, this)
+		d.DLFind, d.DLLater = true, target
+		if target >= 0 {
 			tc := s.cpus[target]
 			s.scanCost += s.readLine(this, tc, s.now+s.scanCost) // earliest_dl.curr
 			if len(tc.dl.tree) == 0 || p.dlse.deadline < tc.dl.earliest() {

@@ -211,9 +211,26 @@ func TestDLFindLaterRQ(t *testing.T) {
 		if got := s.findLaterRQ(p, a.cpu); got != late.cpu {
 			t.Errorf("era %s: find_later_rq with every CPU busy = %d, want %d (the latest deadline)", era, got, late.cpu)
 		}
+		// select_task_rq_dl's decision says that find_later_rq was asked
+		// and what it answered (the decision panel's dl_prev rows).
+		cur := s.cpus[a.cpu].curr
+		d := *s.selectTaskRqDL(p, a.cpu, cur, false)
+		if !d.DLFind || d.DLLater != late.cpu || d.Stage != StageDLLater || d.Chosen != late.cpu {
+			t.Errorf("era %s: decision DLFind %v DLLater %d stage %s chosen %d, want find_later_rq asked and CPU %d taken", era, d.DLFind, d.DLLater, d.Stage, d.Chosen, late.cpu)
+		}
 		p.dlse.deadline = s.now + 600*Millisecond
 		if got := s.findLaterRQ(p, a.cpu); got != -1 {
 			t.Errorf("era %s: find_later_rq for a deadline later than every CPU's = %d, want none", era, got)
+		}
+		p.cpu = a.cpu
+		d = *s.selectTaskRqDL(p, a.cpu, cur, false)
+		if !d.DLFind || d.DLLater != -1 || d.Stage != StageDLPrev || d.Chosen != a.cpu {
+			t.Errorf("era %s: decision DLFind %v DLLater %d stage %s chosen %d, want find_later_rq asked, none found, prev %d kept", era, d.DLFind, d.DLLater, d.Stage, d.Chosen, a.cpu)
+		}
+		p.dlse.deadline = s.now + Millisecond // earlier than a's: preempts it
+		d = *s.selectTaskRqDL(p, a.cpu, cur, false)
+		if d.DLFind || d.Stage != StageDLPrev || d.Chosen != a.cpu {
+			t.Errorf("era %s: decision DLFind %v stage %s chosen %d, want prev %d kept without find_later_rq", era, d.DLFind, d.Stage, d.Chosen, a.cpu)
 		}
 	}
 }

@@ -257,6 +257,13 @@ type Decision struct {
 	PrevPri, ChosenPri int
 	RTFind             bool
 	LowestPri, LowestN int
+	// Deadline wakeups (select_task_rq_dl) only: DLFind says prev ran a
+	// deadline task the wakee could not preempt (or one pinned there), so
+	// find_later_rq was asked; DLLater is the CPU it returned (-1: none),
+	// which the wakee takes only if its deadline is earlier than that
+	// CPU's earliest (stage dl_find_later_rq).
+	DLFind  bool
+	DLLater int
 }
 
 // probe is available_idle_cpu with bookkeeping: every check is recorded and

@@ -479,10 +479,16 @@ func (l *DecisionLog) dlStages(x *rawDecision, o *DLPlacement) (st []Tried, pr [
 			Tried{"dl_find_later_rq", fmt.Sprintf("cpudl_find: a CPU without deadline tasks (free_cpus), else the one whose earliest deadline is the latest, and later than the wakee's; found CPU %d, which %s: chosen", d.Chosen, running(o.ChosenDL, d.ChosenIdle))})
 	case o.PrevDL == "":
 		st = append(st, Tried{"dl_prev", fmt.Sprintf("CPU %d %s: the wakee preempts whatever runs there: chosen", d.Prev, running("", o.PrevIdle))})
+	case !d.DLFind:
+		st = append(st, Tried{"dl_prev", fmt.Sprintf("CPU %d %s, whose deadline is later than the wakee's: the wakee preempts it: chosen", d.Prev, running(o.PrevDL, false))})
+	case d.DLLater < 0:
+		st = append(st,
+			Tried{"dl_prev", fmt.Sprintf("CPU %d %s, whose deadline is no later than the wakee's (or which is pinned there): find_later_rq", d.Prev, running(o.PrevDL, false))},
+			Tried{"dl_find_later_rq", fmt.Sprintf("cpudl_find: no CPU without deadline tasks and none whose earliest deadline is later than the wakee's: stays on CPU %d, chosen", d.Chosen)})
 	default:
-		// The engine's Decision does not say whether find_later_rq was
-		// asked (the wakee's deadline against the running task's).
-		st = append(st, Tried{"dl_prev", fmt.Sprintf("CPU %d %s: either the wakee's deadline is earlier (it preempts it), or find_later_rq found no CPU whose earliest deadline is later than the wakee's: stays, chosen", d.Prev, running(o.PrevDL, false))})
+		st = append(st,
+			Tried{"dl_prev", fmt.Sprintf("CPU %d %s, whose deadline is no later than the wakee's (or which is pinned there): find_later_rq", d.Prev, running(o.PrevDL, false))},
+			Tried{"dl_find_later_rq", fmt.Sprintf("found CPU %d, but its earliest deadline is no later than the wakee's (it changed since cpudl was read): stays on CPU %d, chosen", d.DLLater, d.Chosen)})
 	}
 	if d.Stage == engine.StageFallback {
 		st = append(st, Tried{"fallback", fmt.Sprintf("the CPU chosen is not allowed: select_fallback_rq gave CPU %d", d.Chosen)})

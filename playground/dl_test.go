@@ -113,7 +113,10 @@ func TestDecisionLogDLPlacement(t *testing.T) {
 				}
 				later++
 			case "dl_prev":
-				if r == nil || r.Later || d.Chosen != d.Prev || len(d.Stages) != 1 || !strings.Contains(d.Stages[0].Result, "chosen") {
+				// kept: at once, or after find_later_rq found nothing better
+				last := d.Stages[len(d.Stages)-1]
+				if r == nil || r.Later || d.Chosen != d.Prev || len(d.Stages) > 2 || !strings.Contains(last.Result, "chosen") ||
+					(len(d.Stages) == 2 && (last.Stage != "dl_find_later_rq" || !strings.Contains(last.Result, "stays"))) {
 					t.Fatalf("dl_prev decision: chosen %d prev %d %+v %+v", d.Chosen, d.Prev, r, d.Stages)
 				}
 				kept++
