@@ -50,25 +50,56 @@ func addPipeBench(b *Builder) (*pipeBench, error) {
 	b.Sim.SetFinite(b.ID)
 	mms := newMMTracker(b.Sim)
 	shared := mms.newMM()
-	parentCPU := -1
-	// Task 0 is created first: a task created later starts with a smaller
-	// START_DEBIT (the slice shrinks as nr_running grows), so task 1 ends
-	// up with the smaller vruntime, as perf's long-running parent has
-	// against the child it forks.
 	for _, nr := range []int{0, 1} {
-		t := &pipeTask{pb: pb, nr: nr}
-		pb.tasks[nr] = t
-		mm := shared
+		pb.tasks[nr] = &pipeTask{pb: pb, nr: nr}
+	}
+	if !pb.threads && b.Policy != engine.PolicyDeadline {
+		// Process mode: the workload starts perf's process (task 1),
+		// which forks task 0 (pipe.c: fork(), the child runs worker 0,
+		// the parent worker 1 and then waitpid). Fork placement, the
+		// child's start vruntime (task_fork_fair) and its scheduling
+		// class (inherited: a SCHED_FIFO perf forks a SCHED_FIFO child,
+		// placed by select_task_rq_rt's WF_FORK path) are the parent's
+		// doing, as on the real machine.
+		t1 := pb.tasks[1]
+		ts := b.TaskSpec("pipe/1", t1)
+		ts.MM, ts.MeasureWakeups = int(shared), true
+		id, err := b.Spawn(ts)
+		if err != nil {
+			return nil, err
+		}
+		t1.id, t1.io.W.ID = id, id
+		child := b.TaskSpec("pipe/0", pb.tasks[0])
+		child.MM, child.MeasureWakeups = int(mms.newMM()), true
+		t1.fork, t1.state = &child, ptFork
+		if err := b.Sim.ReserveTasks(1); err != nil {
+			return nil, err
+		}
+		return pb, nil
+	}
+	// Thread mode: both workers are threads the main thread creates
+	// before it joins them (task 1 stands for it too). A SCHED_DEADLINE
+	// process cannot fork (EAGAIN): each of the two sets its reservation
+	// itself after perf's fork, and as the engine gives a task its class
+	// for good when it is created, the workload creates both processes
+	// (the child with its own address space). Task 0 is created first: a
+	// task created later starts with a smaller START_DEBIT (the slice
+	// shrinks as nr_running grows), so task 1 ends up with the smaller
+	// vruntime, as the main thread has against its threads.
+	parentCPU := -1
+	for _, nr := range []int{0, 1} {
+		t := pb.tasks[nr]
 		var ts engine.TaskSpec
 		if pb.threads {
 			ts = b.ThreadSpec(fmt.Sprintf("pipe/%d", nr), t)
+			ts.MM = int(shared)
 		} else {
-			if nr == 0 {
-				mm = mms.newMM() // the forked child
-			}
 			ts = b.TaskSpec(fmt.Sprintf("pipe/%d", nr), t)
+			ts.MM = int(shared)
+			if nr == 0 {
+				ts.MM = int(mms.newMM()) // the forked child
+			}
 		}
-		ts.MM = int(mm)
 		ts.MeasureWakeups = true
 		if parentCPU >= 0 {
 			ts.ParentCPU = parentCPU
@@ -88,6 +119,8 @@ func addPipeBench(b *Builder) (*pipeBench, error) {
 const (
 	ptFirst = iota
 	ptSecond
+	ptFork   // task 1 in process mode: fork() task 0 first
+	ptForked // the child exists: it is woken where fork placement puts it
 	ptIO
 	ptEnd
 	ptExited
@@ -104,6 +137,8 @@ type pipeTask struct {
 	i       int64
 	io      chanIO
 	waiting bool // task 1 waiting for task 0 to exit
+	// fork is task 0's spec, which task 1 forks in process mode.
+	fork *engine.TaskSpec
 }
 
 // NextInto implements engine.ProgramInto (perf's worker_thread, then exit or
@@ -112,6 +147,22 @@ func (t *pipeTask) NextInto(ctx *engine.Ctx, a *engine.Action) {
 	pb := t.pb
 	for {
 		switch t.state {
+		case ptFork:
+			// do_fork copies the process; the child is woken
+			// (wake_up_new_task, fork placement) when it returns.
+			t.state = ptForked
+			*a = engine.KernelRun(modernProcCosts.fork)
+			return
+		case ptForked:
+			c := pb.tasks[0]
+			id, err := ctx.SpawnReserved(*t.fork)
+			if err != nil {
+				// Unreachable: addPipeBench reserved the task and the
+				// spec was valid when built.
+				panic(fmt.Sprintf("pipe: fork: %v", err))
+			}
+			c.id, c.io.W.ID = id, id
+			t.fork, t.state = nil, ptFirst
 		case ptFirst:
 			if t.i == pb.l {
 				t.state = ptEnd
