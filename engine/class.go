@@ -174,6 +174,16 @@ type coreRules struct {
 	// deadline: Deferrable dl server"; dlserver.go), built with the
 	// deadline class, which the first RT task builds too.
 	fairServer bool
+	// dlOverloadPushable: a CPU's deadline runqueue is "overloaded" (it
+	// pushes) as soon as it holds a pushable task — queued, not running,
+	// free to move — whatever else it holds (v6.7, "sched/deadline: Make
+	// dl_rq->pushable_dl_tasks update drive dl_rq->overloaded":
+	// enqueue_pushable_dl_task sets it; Debian's 6.12 deadline.c). Before,
+	// it took a migratory task and dl_nr_running > 1 (update_dl_migration,
+	// and push_dl_task's !rq->dl.overloaded return in 5.2, 6.1 and 6.6):
+	// so in 6.12 a deadline task replenished on a CPU where it does not
+	// run at once is pushed to a free CPU (an idle SMT sibling first).
+	dlOverloadPushable bool
 	// rtNoBandwidth: update_curr_rt does not throttle (v6.12 keeps RT
 	// throttling only under CONFIG_RT_GROUP_SCHED, which Debian's
 	// build does not set): the fair server replaces it.
@@ -317,7 +327,7 @@ var eraDefs = map[knob.Era]eraDef{
 	// (fair.c 9678 of 6.12.117; docs/era612-research.md §5.3).
 	knob.Era612: {func(s *Sim) schedClass { return eevdfV612{s} },
 		coreRules{runnableAvg: true, wakeStamp: true, wakeListIdle: true, nohz: true, cpuidle: true, menu: cpuidle.Menu66, smtNiceSlices: true, rtDistribute: true,
-			dlGrubMax: true, dlPeriodLimits: true, fairServer: true, rtNoBandwidth: true},
+			dlGrubMax: true, dlPeriodLimits: true, fairServer: true, rtNoBandwidth: true, dlOverloadPushable: true},
 		fairRules{
 			selectIdleSibling: (*Sim).selectIdleSibling66, affineIdlePrev: true, cpuLoadAvg: true, imbalancePct: imbPct66,
 			balancer: balancer66, smtBalance: true, utilShrBound: true, decayLastLevel: true, smtCacheCold: true, perCPUKthreadStays: true,

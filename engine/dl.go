@@ -758,10 +758,21 @@ func (s *Sim) dlEarliestPushable(c *cpu, dst int) *Task {
 	return nil
 }
 
-// dlHasPushable is has_pushable_dl_tasks (and dl_rq->overloaded: more
-// than one entity, one of them pushable).
+// dlHasPushable is has_pushable_dl_tasks and dl_rq->overloaded, the gate
+// of a push: more than one entity, one of them pushable (before v6.7);
+// in era 6.12 a pushable task alone (coreRules.dlOverloadPushable).
 func (s *Sim) dlHasPushable(c *cpu) bool {
-	return len(c.dl.tree) > 1 && s.dlEarliestPushable(c, -1) != nil
+	if !s.rules.dlOverloadPushable && len(c.dl.tree) < 2 {
+		return false
+	}
+	return s.dlEarliestPushable(c, -1) != nil
+}
+
+// dlPullSource reports whether pull_dl_task takes from src: an
+// overloaded CPU with more than one deadline entity (its
+// dl_nr_running <= 1 skip, in every era).
+func (s *Sim) dlPullSource(src *cpu) bool {
+	return len(src.dl.tree) > 1 && s.dlEarliestPushable(src, -1) != nil
 }
 
 // cpudlFind is cpudl_find for p: the allowed CPUs without a deadline task
@@ -885,7 +896,7 @@ func (s *Sim) pushDLTasks(c *cpu) {
 func (s *Sim) pullDLTask(c *cpu) {
 	dmin := int64(1<<63 - 1)
 	for _, src := range s.cpus {
-		if src == c || !s.dlHasPushable(src) {
+		if src == c || !s.dlPullSource(src) {
 			continue
 		}
 		if len(c.dl.tree) > 0 {

@@ -448,3 +448,35 @@ func TestFairServerStopsOnIdleCPU(t *testing.T) {
 		t.Errorf("the fair server of idle CPU %d: on rq %v, active %v, timer %d; want stopped", f.cpu, fs.onRQ, fs.active, fs.replenishAt)
 	}
 }
+
+// Era 6.12's overload rule (v6.7: a pushable task alone makes its CPU
+// push): a deadline hog replenished on a CPU where a fair task runs is
+// queued behind it for a moment, pushable, and is pushed to the CPU
+// without deadline tasks — every period, back and forth. Before (6.6),
+// a CPU with one deadline entity never pushes.
+func TestDLPushAlonePushable(t *testing.T) {
+	for _, c := range []struct {
+		era    string
+		pushes bool
+	}{{"6.6", false}, {"6.12", true}} {
+		s := newSim(t, smallSpec(1, 2, 1, 2, "interleaved"), 1, "era", c.era, "IDLE_STATES", "false")
+		w := s.AddWorkload("dl", "dl")
+		for cpu := 0; cpu < 2; cpu++ {
+			spawnOn(t, s, w, "fair", cpu, 0, hog())
+		}
+		spawnDL(t, s, w, "dl", 0, cpumask.Mask{}, dlParams(3*Millisecond, 10*Millisecond, 10*Millisecond, false), hog())
+		s.RunUntil(Second)
+		st := s.DL()
+		t.Logf("era %s: %d pushes", c.era, st.Pushes)
+		if got := st.Pushes > 50; got != c.pushes {
+			t.Errorf("era %s: %d pushes of one deadline hog in 1 s (a period is 10 ms); want pushes %v", c.era, st.Pushes, c.pushes)
+		}
+		var misses int64
+		for _, ts := range st.Tasks {
+			misses += ts.Misses
+		}
+		if misses != 0 {
+			t.Errorf("era %s: %d deadline misses", c.era, misses)
+		}
+	}
+}
