@@ -28,12 +28,14 @@ func load(t testing.TB, name string) *policy.Program {
 
 // runs are the equality runs: era 5.2 on two 2-LLC machines, schbench
 // and hackbench.
-var runs = []struct {
+type runCase struct {
 	name     string
 	preset   string
 	workload string
 	dur      int64
-}{
+}
+
+var runs = []runCase{
 	{"7950x-schbench", "amd-7950x-16c-32t", "schbench:m=4,t=16", 2 * engine.Second},
 	{"7950x-hackbench", "amd-7950x-16c-32t", "hackbench:g=4,l=200", 500 * engine.Millisecond},
 	{"intel88-schbench", "intel-2s-44c-88t", "schbench:m=4,t=22", 2 * engine.Second},

@@ -13,24 +13,23 @@ import (
 	"schedplay/scenario"
 )
 
-// newidleRuns are short: schbench and hackbench on the two 2-LLC
-// machines.
-var newidleRuns = []struct {
-	name     string
-	preset   string
-	workload string
-	dur      int64
-}{
-	{"7950x-schbench", "amd-7950x-16c-32t", "schbench:m=4,t=16", 500 * engine.Millisecond},
-	{"7950x-hackbench", "amd-7950x-16c-32t", "hackbench:g=4,l=200", 200 * engine.Millisecond},
-	{"intel88-schbench", "intel-2s-44c-88t", "schbench:m=4,t=22", 500 * engine.Millisecond},
-	{"intel88-hackbench", "intel-2s-44c-88t", "hackbench:g=8,l=100", 200 * engine.Millisecond},
-}
+// newidleRuns are the equality runs, shorter: schbench 500 ms, hackbench
+// 200 ms.
+var newidleRuns = func() []runCase {
+	out := append([]runCase(nil), runs...)
+	for i := range out {
+		out[i].dur = 200 * engine.Millisecond
+		if strings.HasPrefix(out[i].workload, "schbench") {
+			out[i].dur = 500 * engine.Millisecond
+		}
+	}
+	return out
+}()
 
-// TestKernelNewidleMatchesEra: kernel-newidle.star, which runs the
-// kernel's own newly idle balance, is byte-identical to no policy.
-func TestKernelNewidleMatchesEra(t *testing.T) {
-	prog := load(t, "kernel-newidle.star")
+// eachNewidleRun runs check for every era and run of newidleRuns with the
+// era's config and the same with file's policy, whose pulls it counts.
+func eachNewidleRun(t *testing.T, file string, check func(t *testing.T, era string, r runCase, base, withPolicy scenario.Config, calls, asked, far *int)) {
+	prog := load(t, file)
 	for _, era := range []string{"5.2", "6.6"} {
 		for _, r := range newidleRuns {
 			t.Run(era+"/"+r.name, func(t *testing.T) {
@@ -39,16 +38,24 @@ func TestKernelNewidleMatchesEra(t *testing.T) {
 					Knobs: []string{"era=" + era}}
 				withPolicy := base
 				withPolicy.WakePolicy = pulls{prog: prog, calls: &calls, asked: &asked, far: &far}
-				want, got := resultJSON(t, base), resultJSON(t, withPolicy)
-				if !bytes.Equal(got, want) {
-					t.Errorf("kernel-newidle.star differs from era %s:\n%s", era, firstDiff(got, want))
-				}
-				if calls == 0 || asked != 0 {
-					t.Errorf("%d newidle calls, %d pulls asked; want some calls and no pull of the engine's", calls, asked)
-				}
+				check(t, era, r, base, withPolicy, &calls, &asked, &far)
 			})
 		}
 	}
+}
+
+// TestKernelNewidleMatchesEra: kernel-newidle.star, which runs the
+// kernel's own newly idle balance, is byte-identical to no policy.
+func TestKernelNewidleMatchesEra(t *testing.T) {
+	eachNewidleRun(t, "kernel-newidle.star", func(t *testing.T, era string, r runCase, base, withPolicy scenario.Config, calls, asked, far *int) {
+		want, got := resultJSON(t, base), resultJSON(t, withPolicy)
+		if !bytes.Equal(got, want) {
+			t.Errorf("kernel-newidle.star differs from era %s:\n%s", era, firstDiff(got, want))
+		}
+		if *calls == 0 || *asked != 0 {
+			t.Errorf("%d newidle calls, %d pulls asked; want some calls and no pull of the engine's", *calls, *asked)
+		}
+	})
 }
 
 // pulls wraps a newidle policy's instances: it records each pull the
@@ -91,49 +98,39 @@ func (pi pullsInst) NewidleBalance(v *engine.BalanceView) (int, int, error) {
 // hackbench (an LLC's CPUs go idle while the other LLC has tasks waiting)
 // more idle time.
 func TestNewidleLLCOnly(t *testing.T) {
-	prog := load(t, "newidle-llc-only.star")
-	for _, era := range []string{"5.2", "6.6"} {
-		for _, r := range newidleRuns {
-			t.Run(era+"/"+r.name, func(t *testing.T) {
-				var calls, asked, far int
-				base := scenario.Config{Preset: r.preset, Workloads: []string{r.workload}, Seed: 7, Duration: r.dur,
-					Knobs: []string{"era=" + era}}
-				withPolicy := base
-				withPolicy.WakePolicy = pulls{prog: prog, calls: &calls, asked: &asked, far: &far}
-				k, err := scenario.Run(base)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p, err := scenario.Run(withPolicy)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if calls == 0 || asked == 0 {
-					t.Fatalf("%d newidle calls, %d pulls asked: the policy did nothing", calls, asked)
-				}
-				if far != 0 {
-					t.Errorf("%d of %d pulls asked from another LLC", far, asked)
-				}
-				kx := k.Migrations.CrossLLC + k.Migrations.CrossSocket
-				px := p.Migrations.CrossLLC + p.Migrations.CrossSocket
-				t.Logf("%s: %d newidle calls, %d pulls asked; kernel vs policy: balance passes %d/%d, moved %d/%d, cross-LLC migrations %d/%d, busy %.2f%%/%.2f%%, p99 wakeup %s/%s us",
-					r.name, calls, asked, k.Balance.Calls, p.Balance.Calls, k.Balance.Moved, p.Balance.Moved, kx, px,
-					k.CPUBusyPct, p.CPUBusyPct, p99(k), p99(p))
-				// On hackbench, newly idle passes are most of the kernel's;
-				// on schbench (few newidle calls) the CPUs the policy leaves
-				// idle run their periodic idle balance sooner (the kernel's
-				// epilogue brings next_balance forward after a policy pass
-				// too), so the total may grow there.
-				hack := strings.HasPrefix(r.workload, "hackbench")
-				if hack && p.Balance.Calls >= k.Balance.Calls {
-					t.Errorf("balance passes: policy %d, kernel %d; want fewer (one pass per pull asked)", p.Balance.Calls, k.Balance.Calls)
-				}
-				if hack && p.CPUBusyPct >= k.CPUBusyPct {
-					t.Errorf("busy %.2f%%, kernel's %.2f%%; want more idle time without cross-LLC newly idle pulls", p.CPUBusyPct, k.CPUBusyPct)
-				}
-			})
+	eachNewidleRun(t, "newidle-llc-only.star", func(t *testing.T, era string, r runCase, base, withPolicy scenario.Config, calls, asked, far *int) {
+		k, err := scenario.Run(base)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		p, err := scenario.Run(withPolicy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *calls == 0 || *asked == 0 {
+			t.Fatalf("%d newidle calls, %d pulls asked: the policy did nothing", *calls, *asked)
+		}
+		if *far != 0 {
+			t.Errorf("%d of %d pulls asked from another LLC", *far, *asked)
+		}
+		kx := k.Migrations.CrossLLC + k.Migrations.CrossSocket
+		px := p.Migrations.CrossLLC + p.Migrations.CrossSocket
+		t.Logf("%s: %d newidle calls, %d pulls asked; kernel vs policy: balance passes %d/%d, moved %d/%d, cross-LLC migrations %d/%d, busy %.2f%%/%.2f%%, p99 wakeup %s/%s us",
+			r.name, *calls, *asked, k.Balance.Calls, p.Balance.Calls, k.Balance.Moved, p.Balance.Moved, kx, px,
+			k.CPUBusyPct, p.CPUBusyPct, p99(k), p99(p))
+		// On hackbench, newly idle passes are most of the kernel's;
+		// on schbench (few newidle calls) the CPUs the policy leaves
+		// idle run their periodic idle balance sooner (the kernel's
+		// epilogue brings next_balance forward after a policy pass
+		// too), so the total may grow there.
+		hack := strings.HasPrefix(r.workload, "hackbench")
+		if hack && p.Balance.Calls >= k.Balance.Calls {
+			t.Errorf("balance passes: policy %d, kernel %d; want fewer (one pass per pull asked)", p.Balance.Calls, k.Balance.Calls)
+		}
+		if hack && p.CPUBusyPct >= k.CPUBusyPct {
+			t.Errorf("busy %.2f%%, kernel's %.2f%%; want more idle time without cross-LLC newly idle pulls", p.CPUBusyPct, k.CPUBusyPct)
+		}
+	})
 }
 
 func p99(r *scenario.Result) string {
