@@ -140,7 +140,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.layout, "schbench-layout", "2019", "schbench percentile `LAYOUT` for --format schbench: 2016 (50.0000th), 2019 (50.0th) or\n2023 (Wakeup/Request/RPS blocks with sample counts)")
 	fs.BoolVar(&f.noWall, "no-wall-time", false, "report sim_wall_s as 0 so identical runs give byte-identical output")
 	fs.BoolVar(&f.debug, "debug", false, "check engine invariants after every event (slow)")
-	fs.StringVar(&f.policy, "policy", "", "replace select_idle_sibling with the Starlark wake policy in `FILE`\n(examples in examples/policies/; a policy error stops the run naming its line)")
+	fs.StringVar(&f.policy, "policy", "", "run the Starlark wake policy in `FILE` in place of the steps it defines (select_idle_sibling, or\nselect_idle_cpu, select_idle_core, newidle_balance)\n(examples in examples/policies/; a policy error stops the run naming its line)")
 	fs.StringVar(&f.trace, "trace", "", "write a trace of the run to `FILE` (single run only); the format follows the name:\n.json (Chrome/Perfetto JSON), .json.gz (the same, gzip), .ftrace.txt (ftrace text)")
 	fs.StringVar(&f.traceFormat, "trace-format", "", "trace `FORMAT` regardless of the name: json, json.gz or ftrace")
 	fs.StringVar(&f.traceWindow, "trace-window", "", "trace only the simulated `WINDOW` START..END, e.g. 1s..1.1s, or 500ms.. (to the end)")

@@ -66,7 +66,7 @@ func sweepFlagSet(f *sweepFlags) *flag.FlagSet {
 	f.addCommon(fs)
 	f.durationVar(fs, "simulated `TIME` per run, e.g. 500ms or 2s (at most 1h)")
 	fs.Var(&f.varies, "vary", "`VARY` NAME=a,b,...: a knob (SIS_CORE=true,false) or a workload key (workload.t=8,16 for the\nfirst --workload, workload2.KEY for the second); repeatable, the runs are the cartesian product")
-	fs.StringVar(&f.policy, "policy", "", "replace select_idle_sibling with the Starlark wake policy in `FILE` in every run; or vary it:\n--vary policy=a.star,b.star,none (none: the era's own); a run's line names the file and its sha256,\nand --resume refuses runs of an edited file")
+	fs.StringVar(&f.policy, "policy", "", "run the Starlark wake policy in `FILE` (in place of the steps it defines) in every run; or vary it:\n--vary policy=a.star,b.star,none (none: the era's own); a run's line names the file and its sha256,\nand --resume refuses runs of an edited file")
 	fs.IntVar(&f.seeds, "seeds", 5, "`N` seeds per point: SEED..SEED+N-1")
 	fs.IntVar(&f.parallel, "parallel", 0, "`P` runs at once (default: the number of CPUs)")
 	fs.StringVar(&f.shard, "shard", "1/1", "run only `SHARD` I/N of the runs (run k belongs to shard k mod N + 1): N machines,\neach with its I, together run the sweep once")
